@@ -1,0 +1,50 @@
+"""The production server: migrate, then uvicorn with several worker processes."""
+
+from __future__ import annotations
+
+import os
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+
+class Command(BaseCommand):
+    help = "Migrate the database, then serve memoryui (HTTP + MCP) with uvicorn workers."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--bind", default=os.environ.get("MEMORYUI_BIND", "127.0.0.1:8000"),
+                            help="HOST:PORT to listen on (default 127.0.0.1:8000)")
+        parser.add_argument("--workers", type=int,
+                            default=int(os.environ.get("MEMORYUI_WORKERS", "2")),
+                            help="worker processes (default 2)")
+        parser.add_argument("--commit-delay", type=float, default=None,
+                            help="seconds agent writes may wait to be grouped into commits "
+                                 "(default: MEMORYUI_COMMIT_DELAY or 0.2)")
+        parser.add_argument("--no-migrate", action="store_true", help="skip migrations")
+        parser.add_argument("--log-level", default="warning")
+
+    def handle(self, *args: object, **opts: object) -> None:
+        import uvicorn
+
+        host, sep, port = str(opts["bind"]).rpartition(":")
+        if not sep or not port.isdigit():
+            raise CommandError("--bind takes HOST:PORT, e.g. 127.0.0.1:8000")
+        host = host.strip("[]") or "127.0.0.1"
+        if not opts["no_migrate"]:
+            call_command("migrate", interactive=False, verbosity=0)
+        delay = opts["commit_delay"]
+        if delay is None:
+            delay = float(os.environ.get("MEMORYUI_COMMIT_DELAY", "0.2"))
+        os.environ["MEMORYUI_COMMIT_DELAY"] = str(delay)
+        os.environ["MEMORYUI_WORKSPACE"] = str(settings.MEMORYUI_WORKSPACE)
+        # Create the workspace (git init) before workers start racing to do it.
+        from memoryui.workspace import get_store
+
+        get_store()
+        self.stdout.write(f"memoryui serving {settings.MEMORYUI_WORKSPACE} "
+                          f"({settings.MEMORYUI_LAYOUT} layout) at http://{opts['bind']}/")
+        self.stdout.flush()
+        uvicorn.run("memoryui.asgi:application", host=host, port=int(port),
+                    workers=int(opts["workers"]), log_level=str(opts["log_level"]),
+                    lifespan="auto", proxy_headers=False)

@@ -1,0 +1,281 @@
+"""Markdown -> sanitized HTML: the only place memory text becomes HTML.
+
+Memory files are written by agents and people we do not fully trust, so everything
+Python-Markdown emits (including raw HTML it passes through) is re-parsed and filtered by
+one bleach ``Cleaner`` configuration (an allow-list). Keep every HTML-producing path here.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+import textwrap
+import threading
+import xml.etree.ElementTree as etree
+
+import bleach
+import markdown
+from bleach.html5lib_shim import Filter
+from markdown.extensions import Extension
+from markdown.extensions.toc import slugify_unicode
+from markdown.treeprocessors import Treeprocessor
+
+__all__ = ["render_markdown"]
+
+log = logging.getLogger(__name__)
+
+# Heading ids get a prefix so a heading such as "# htmx" or "# csrftoken" cannot clobber
+# DOM globals or ids of the surrounding page (GitHub does the same with "user-content-").
+ID_PREFIX = "md-"
+
+# --------------------------------------------------------------------------- allow-lists
+
+ALLOWED_TAGS = frozenset(
+    {
+        "h1", "h2", "h3", "h4", "h5", "h6",
+        "p", "br", "hr", "blockquote", "pre", "code", "kbd", "samp",
+        "ul", "ol", "li", "dl", "dt", "dd",
+        "table", "caption", "thead", "tbody", "tfoot", "tr", "th", "td",
+        "a", "img", "abbr",
+        "em", "strong", "b", "i", "del", "s", "ins", "mark", "sup", "sub", "small",
+        "details", "summary", "div", "span",
+        "input",
+    }
+)  # fmt: skip
+
+# Classes are restricted per tag: arbitrary classes would let content borrow app styles
+# (fake flash messages, buttons) or app.js hooks such as ``.js-promote``.
+_CLASSES: dict[str, re.Pattern[str]] = {
+    "code": re.compile(r"language-[\w+#.-]{1,40}"),
+    "a": re.compile(r"footnote-ref|footnote-backref"),
+    "div": re.compile(r"footnote|toc"),
+    "ul": re.compile(r"contains-task-list"),
+    "ol": re.compile(r"contains-task-list"),
+    "li": re.compile(r"task-list-item"),
+    "table": re.compile(r"front-matter"),
+}
+_ID_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6", "li", "sup"})
+# toc ids carry ID_PREFIX; footnotes use "fn:" / "fnref:" / "fnref2:" ids.
+_ID_RE = re.compile(rf"(?:{re.escape(ID_PREFIX)}|fn:|fnref\d*:)[^\s]{{1,200}}")
+_ATTRS: dict[str, frozenset[str]] = {
+    "a": frozenset({"href", "title"}),
+    "img": frozenset({"src", "alt", "title"}),
+    "abbr": frozenset({"title"}),
+    "th": frozenset({"align", "scope"}),
+    "td": frozenset({"align"}),
+    "ol": frozenset({"start"}),
+    "details": frozenset({"open"}),
+    "input": frozenset({"type", "checked", "disabled"}),
+}
+_VALUES: dict[str, re.Pattern[str]] = {
+    "align": re.compile(r"left|center|right"),
+    "scope": re.compile(r"row|col"),
+    "start": re.compile(r"\d{1,9}"),
+    "type": re.compile(r"checkbox"),
+}
+ALLOWED_PROTOCOLS = frozenset({"http", "https", "mailto"})
+
+
+def _allow_attribute(tag: str, name: str, value: str) -> bool:
+    """Decide one attribute; URL values are checked afterwards by bleach's protocol filter."""
+    if name == "class":
+        pattern = _CLASSES.get(tag)
+        return bool(pattern) and all(pattern.fullmatch(c) for c in value.split())
+    if name == "id":
+        return tag in _ID_TAGS and bool(_ID_RE.fullmatch(value))
+    if name not in _ATTRS.get(tag, ()):
+        return False
+    pattern = _VALUES.get(name)
+    return pattern is None or bool(pattern.fullmatch(value.strip().lower()))
+
+
+class _PostFilter(Filter):
+    """Runs after sanitizing: add ``rel`` to links and pin ``<input>`` to a disabled checkbox."""
+
+    def __iter__(self):
+        for token in super().__iter__():
+            if token["type"] in ("StartTag", "EmptyTag"):
+                if token["name"] == "a":
+                    attrs = dict(token["data"])
+                    attrs[(None, "rel")] = "nofollow noopener"
+                    token["data"] = attrs
+                elif token["name"] == "input":
+                    attrs = {(None, "type"): "checkbox", (None, "disabled"): ""}
+                    if (None, "checked") in token["data"]:
+                        attrs[(None, "checked")] = ""
+                    token["data"] = attrs
+            yield token
+
+
+def _new_cleaner() -> bleach.Cleaner:
+    # Unknown tags are stripped (not escaped); their text, e.g. a <script>'s body, stays as
+    # escaped, inert text so a reviewer still sees that something was there.
+    return bleach.Cleaner(
+        tags=ALLOWED_TAGS,
+        attributes=_allow_attribute,
+        protocols=ALLOWED_PROTOCOLS,
+        strip=True,
+        strip_comments=True,
+        filters=[_PostFilter],
+    )
+
+
+# --------------------------------------------------------------------------- task lists
+
+_TASK_RE = re.compile(r"\[([ xX])\](?:[ \t]+|$)")
+
+
+class _TaskListProcessor(Treeprocessor):
+    """Turn ``- [ ] x`` / ``- [x] x`` items into disabled checkboxes (GitHub style)."""
+
+    def run(self, root: etree.Element) -> None:
+        for lst in root.iter():
+            if lst.tag not in ("ul", "ol"):
+                continue
+            found = False
+            for li in lst:
+                if li.tag != "li":
+                    continue
+                holder = li
+                if not (li.text or "").strip() and len(li) and li[0].tag == "p":
+                    holder = li[0]  # loose list: "<li><p>[ ] text</p></li>"
+                match = _TASK_RE.match(holder.text or "")
+                if not match:
+                    continue
+                box = etree.Element("input", {"type": "checkbox", "disabled": "disabled"})
+                if match.group(1) in "xX":
+                    box.set("checked", "checked")
+                box.tail = " " + holder.text[match.end() :]
+                holder.text = None
+                holder.insert(0, box)
+                li.set("class", "task-list-item")
+                found = True
+            if found:
+                lst.set("class", "contains-task-list")
+
+
+class _TaskListExtension(Extension):
+    def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 (Markdown API)
+        # Priority below "inline" (20) so the item text is final.
+        md.treeprocessors.register(_TaskListProcessor(md), "memoryui_tasklist", 8)
+
+
+# --------------------------------------------------------------------------- front matter
+
+_FRONT_MATTER_RE = re.compile(r"\A---[ \t]*\n(.*?)^(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S | re.M)
+_KEY_RE = re.compile(r"([A-Za-z_][\w .-]{0,63}?)[ \t]*:(?:[ \t]+(.*)|[ \t]*)$")
+_BLOCK_INDICATOR_RE = re.compile(r"[|>][+-]?\d?")
+
+
+def _parse_front_matter(block: str) -> list[tuple[str, str]] | None:
+    """Top-level ``key: value`` pairs, kept as written; None when it is not that shape.
+
+    A line parser rather than YAML on purpose: it shows what the file says, cannot be
+    made to expand (YAML alias bombs), and never turns values into other types.
+    """
+    rows: list[list[str]] = []
+    for line in block.split("\n"):
+        match = _KEY_RE.match(line)
+        if match:
+            rows.append([match.group(1), match.group(2) or ""])
+        elif rows and (line[:1] in (" ", "\t", "-") or not line.strip()):
+            rows[-1].append(line)
+        elif not line.strip() or line.startswith("#"):
+            continue
+        else:
+            return None
+    result = []
+    for key, first, *more in rows:
+        first = first.strip()
+        rest = textwrap.dedent("\n".join(more)).strip("\n")
+        if _BLOCK_INDICATOR_RE.fullmatch(first):
+            first = ""
+        elif len(first) >= 2 and first[0] == first[-1] and first[0] in "'\"" and not rest:
+            first = first[1:-1]
+        result.append((key, "\n".join(p for p in (first, rest) if p)))
+    return result
+
+
+def _front_matter_html(block: str) -> str:
+    rows = _parse_front_matter(block)
+    if rows is None:
+        return f"<pre><code>{html.escape(block)}</code></pre>\n"
+    cells = "".join(
+        f'<tr><th scope="row">{html.escape(k)}</th><td>{html.escape(v)}</td></tr>' for k, v in rows
+    )
+    return f'<table class="front-matter"><tbody>{cells}</tbody></table>\n'
+
+
+def _split_front_matter(text: str) -> tuple[str, str]:
+    """Return (front matter HTML, remaining markdown); SKILL.md and jutul notes start so."""
+    match = _FRONT_MATTER_RE.match(text)
+    if not match:
+        return "", text
+    block = match.group(1).rstrip("\n")
+    first = next((ln for ln in block.split("\n") if ln.strip()), "")
+    if first and not _KEY_RE.match(first):
+        return "", text  # "---" rule followed by prose: leave it to Markdown
+    body = text[match.end() :]
+    return (_front_matter_html(block) if first else ""), body
+
+
+# --------------------------------------------------------------------------- markdown
+
+
+def _slugify(value: str, separator: str) -> str:
+    return ID_PREFIX + slugify_unicode(value, separator)
+
+
+_local = threading.local()
+
+
+def _markdown() -> markdown.Markdown:
+    """One ``Markdown`` per thread: instances keep per-document state and are not thread-safe."""
+    md = getattr(_local, "md", None)
+    if md is None:
+        md = markdown.Markdown(
+            # "extra" minus attr_list (``{: onclick=...}`` / arbitrary ids and classes).
+            extensions=[
+                "abbr",
+                "def_list",
+                "fenced_code",
+                "footnotes",
+                "md_in_html",
+                "tables",
+                "sane_lists",
+                "toc",
+                _TaskListExtension(),
+            ],
+            extension_configs={
+                "toc": {"slugify": _slugify, "permalink": False},
+                "tables": {"use_align_attribute": True},
+            },
+            output_format="html",
+        )
+        _local.md = md
+    return md
+
+
+def _cleaner() -> bleach.Cleaner:
+    """One ``Cleaner`` per thread too: bleach documents its html5lib parser as not thread-safe."""
+    cleaner = getattr(_local, "cleaner", None)
+    if cleaner is None:
+        cleaner = _local.cleaner = _new_cleaner()
+    return cleaner
+
+
+def render_markdown(text: str) -> str:
+    """Render memory markdown to HTML that is safe to mark safe in a template."""
+    text = (text or "").replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
+    front, body = _split_front_matter(text)
+    md = _markdown()
+    try:
+        md.reset()
+        rendered = md.convert(body)
+    except Exception:  # a broken file must stay viewable; show it as text
+        log.exception("markdown rendering failed; showing the text unrendered")
+        rendered = f"<pre><code>{html.escape(body)}</code></pre>"
+    finally:
+        md.reset()
+    return _cleaner().clean(front + rendered)

@@ -1,0 +1,47 @@
+"""Errors the store raises; the API and UI translate each to one HTTP status."""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """Base class: a problem the caller can explain to a user (never a 500)."""
+
+    code = "invalid_arguments"
+    status = 400
+
+
+class InvalidName(StoreError):
+    """A name or path that could reach outside the workspace or break a layout rule."""
+
+
+class NotFound(StoreError):
+    code = "not_found"
+    status = 404
+
+
+class TooLarge(StoreError):
+    code = "payload_too_large"
+    status = 413
+
+
+class Conflict(StoreError):
+    """A whole-file replace whose base version is stale.
+
+    Carries the current text so a caller can show a diff and let the user merge.
+    """
+
+    code = "conflict"
+    status = 409
+
+    def __init__(self, message: str, *, path: str, current: str | None, version: str | None):
+        super().__init__(message)
+        self.path = path
+        self.current = current
+        self.version = version
+
+
+class CommitRaceError(StoreError):
+    """HEAD moved under the committer: the batch is kept and retried, never dropped."""
+
+    code = "conflict"
+    status = 409

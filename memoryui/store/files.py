@@ -1,0 +1,107 @@
+"""Durable file primitives: atomic replace and a lock that holds across processes."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import secrets
+import threading
+from pathlib import Path
+
+TMP_SUFFIX = ".memoryui-tmp"
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Unique temp file in the same folder, fsync, rename, fsync the folder.
+
+    A crash leaves either the old or the new file, never a torn one; the temp name is
+    hidden and unique so concurrent writers never share it (Duragent's fixed
+    `MEMORY.md.tmp` races).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        tmp.unlink(missing_ok=True)
+        raise
+    os.close(fd)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+
+
+def fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def append_line(path: Path, line: bytes) -> None:
+    """Append one record (caller holds the lock); O_APPEND keeps records whole."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.write(fd, line)
+    finally:
+        os.close(fd)
+
+
+class ProcessLock:
+    """A re-entrant lock that excludes other threads and other processes.
+
+    `flock` belongs to the open file description, so the descriptor is reopened after
+    a fork (gunicorn workers) and guarded by a thread lock inside one process.
+    """
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._thread_lock = threading.RLock()
+        self._depth = 0
+        self._fd: int | None = None
+        self._pid = 0
+
+    def _open(self) -> int:
+        if self._fd is None or self._pid != os.getpid():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            self._pid = os.getpid()
+        return self._fd
+
+    def acquire(self, blocking: bool = True) -> bool:
+        if not self._thread_lock.acquire(blocking):
+            return False
+        if self._depth == 0:
+            try:
+                flags = fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB)
+                fcntl.flock(self._open(), flags)
+            except BlockingIOError:
+                self._thread_lock.release()
+                return False
+            except BaseException:
+                self._thread_lock.release()
+                raise
+        self._depth += 1
+        return True
+
+    def release(self) -> None:
+        self._depth -= 1
+        if self._depth == 0 and self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+        self._thread_lock.release()
+
+    def __enter__(self) -> ProcessLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()

@@ -1,0 +1,363 @@
+"""The commit engine: a write-ahead journal turned into attributed git commits.
+
+Why this shape (measured, see README "Write path"): staging through the git index costs
+10-260 ms per write on a 20k-file repository, while writing blobs, trees and commits
+with libgit2 costs about a millisecond. So a write stores its blob at once and appends a
+journal record under the workspace lock; `flush` turns the journal into commits (one per
+author and message), moves the branch with a compare-and-swap `git update-ref` (a lost
+race fails loudly and the batch is retried, never dropped), then refreshes only the
+touched index entries so `git status` stays truthful. A crash leaves the journal or a
+batch file behind and the next flush commits it with its original authors.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pygit2
+
+from .actors import Actor
+from .errors import CommitRaceError
+from .files import TMP_SUFFIX, ProcessLock, append_line
+
+log = logging.getLogger("memoryui.store")
+
+ZERO = "0" * 40
+STALE_LOCK_SECONDS = 10.0
+GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+
+
+def run_git(root: Path, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
+    """Run the git CLI in the workspace; errors carry git's own message."""
+    env = {**os.environ, **GIT_ENV}
+    proc = subprocess.run(
+        ["git", "-c", "core.quotepath=off", *args], cwd=root, input=input,
+        capture_output=True, env=env,
+    )
+    if check and proc.returncode != 0:
+        raise subprocess.CalledProcessError(proc.returncode, proc.args, proc.stdout, proc.stderr)
+    return proc.stdout
+
+
+@dataclass
+class Record:
+    """One journaled write: enough to commit it later under its own author."""
+
+    path: str
+    blob: str | None  # None = deleted
+    actor: Actor
+    tool: str
+    message: str | None = None
+    trailers: list[tuple[str, str]] = field(default_factory=list)
+    time: float = 0.0
+    id: str = ""
+
+    def to_json(self) -> bytes:
+        return (json.dumps({
+            "id": self.id, "path": self.path, "blob": self.blob, "actor": self.actor.as_dict(),
+            "tool": self.tool, "message": self.message, "trailers": self.trailers,
+            "time": self.time,
+        }, ensure_ascii=False) + "\n").encode()
+
+    @classmethod
+    def from_json(cls, line: bytes) -> Record:
+        d = json.loads(line)
+        return cls(d["path"], d["blob"], Actor.from_dict(d["actor"]), d["tool"], d["message"],
+                   [tuple(t) for t in d["trailers"]], d["time"], d["id"])
+
+    @property
+    def group_key(self) -> tuple:
+        return (self.actor, self.message, tuple(self.trailers))
+
+
+class GitRepo:
+    """Low-level access to the workspace repository, shared by one process's threads."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        git_dir = root / ".git"
+        if not git_dir.exists():
+            root.mkdir(parents=True, exist_ok=True)
+            pygit2.init_repository(str(root), initial_head="main")
+        self.git_dir = git_dir
+        self.state_dir = git_dir / "memoryui"
+        self.state_dir.mkdir(exist_ok=True)
+        self.journal = self.state_dir / "journal.jsonl"
+        self.write_lock = ProcessLock(self.state_dir / "write.lock")
+        self.commit_lock = ProcessLock(self.state_dir / "commit.lock")
+        self._local = threading.local()
+        self._ensure_excludes()
+        self.commits_since_graph = 0
+
+    # -- plumbing -----------------------------------------------------------
+    @property
+    def repo(self) -> pygit2.Repository:
+        """One libgit2 handle per thread (handles are not meant to be shared)."""
+        r = getattr(self._local, "repo", None)
+        if r is None or getattr(self._local, "pid", None) != os.getpid():
+            r = pygit2.Repository(str(self.root))
+            self._local.repo = r
+            self._local.pid = os.getpid()
+        return r
+
+    def _ensure_excludes(self) -> None:
+        exclude = self.git_dir / "info" / "exclude"
+        pattern = f"*{TMP_SUFFIX}"
+        try:
+            text = exclude.read_text()
+        except FileNotFoundError:
+            text = ""
+        if pattern not in text.split("\n"):
+            exclude.parent.mkdir(exist_ok=True)
+            with exclude.open("a") as fh:
+                fh.write(("\n" if text and not text.endswith("\n") else "") + pattern + "\n")
+
+    def branch_ref(self) -> str:
+        head = self.repo.references.get("HEAD")
+        if head is not None and head.type == pygit2.enums.ReferenceType.SYMBOLIC:
+            return str(head.target)
+        return "HEAD"
+
+    def head(self) -> str | None:
+        """The current tip, read fresh from disk (other processes move it)."""
+        ref = self.repo.references.get(self.branch_ref())
+        if ref is None:
+            return None
+        return str(ref.resolve().target)
+
+    def head_tree(self) -> pygit2.Tree | None:
+        tip = self.head()
+        return self.repo[tip].peel(pygit2.Tree) if tip else None
+
+    def blob_at(self, tree: pygit2.Tree | None, path: str) -> str | None:
+        if tree is None:
+            return None
+        try:
+            entry = tree[path]
+        except KeyError:
+            return None
+        return str(entry.id) if entry.type_str == "blob" else None
+
+    def create_blob(self, data: bytes) -> str:
+        return str(self.repo.create_blob(data))
+
+    def repair(self) -> list[str]:
+        """Remove lock files a crashed git process left behind (older than a few seconds)."""
+        removed = []
+        candidates = [self.git_dir / "index.lock", self.git_dir / "HEAD.lock"]
+        candidates += list((self.git_dir / "refs" / "heads").glob("*.lock"))
+        now = time.time()
+        for lock in candidates:
+            try:
+                if now - lock.stat().st_mtime > STALE_LOCK_SECONDS:
+                    lock.unlink()
+                    removed.append(str(lock.relative_to(self.root)))
+                    log.warning("removed stale git lock %s", lock)
+            except FileNotFoundError:
+                pass
+        return removed
+
+    # -- journal --------------------------------------------------------------
+    def record(self, rec: Record) -> None:
+        """Append a record; the caller holds `write_lock` so the file and record agree."""
+        if not rec.id:
+            rec.id = uuid.uuid4().hex
+        if not rec.time:
+            rec.time = time.time()
+        append_line(self.journal, rec.to_json())
+
+    def has_uncommitted(self) -> bool:
+        try:
+            if self.journal.stat().st_size:
+                return True
+        except FileNotFoundError:
+            pass
+        return any(self.state_dir.glob("batch-*.jsonl"))
+
+    def flush(self, blocking: bool = True) -> dict[str, str]:
+        """Commit everything journaled so far; returns record id -> commit sha."""
+        if not self.commit_lock.acquire(blocking):
+            return {}
+        try:
+            done: dict[str, str] = {}
+            for batch in sorted(self.state_dir.glob("batch-*.jsonl")):
+                done.update(self._commit_batch(batch, leftover=True))
+            with self.write_lock:
+                try:
+                    if not self.journal.stat().st_size:
+                        return done
+                except FileNotFoundError:
+                    return done
+                batch = self.state_dir / f"batch-{time.time_ns():020d}-{os.getpid()}.jsonl"
+                os.replace(self.journal, batch)
+            done.update(self._commit_batch(batch, leftover=False))
+            return done
+        finally:
+            self.commit_lock.release()
+
+    # -- commits --------------------------------------------------------------
+    def _commit_batch(self, batch: Path, leftover: bool) -> dict[str, str]:
+        records = [Record.from_json(line) for line in batch.read_bytes().splitlines() if line]
+        repo = self.repo
+        self.repair()
+        parent = self.head()
+        base_tree = repo[parent].peel(pygit2.Tree) if parent else None
+        if leftover:
+            # A crash after the branch moved but before the batch was removed must not
+            # replay old versions: skip paths whose final version is already committed.
+            final = {r.path: r.blob for r in records}
+            committed = {p for p, b in final.items() if self.blob_at(base_tree, p) == b}
+            records = [r for r in records if r.path not in committed]
+        groups = _group(records)
+        tip, tree, result = parent, base_tree, {}
+        for group in groups:
+            changes: dict[str, str | None] = {}
+            for r in group:
+                changes[r.path] = r.blob
+            new_tree = _apply_changes(repo, tree, changes)
+            if tree is not None and new_tree == tree.id:
+                continue
+            actor = group[0].actor
+            when = int(max(r.time for r in group))
+            sig = pygit2.Signature(actor.name, actor.email, when, 0)
+            message = _message(group)
+            oid = repo.create_commit(None, sig, sig, message, new_tree,
+                                     [pygit2.Oid(hex=tip)] if tip else [])
+            tip, tree = str(oid), repo[new_tree]
+            for r in group:
+                result[r.id] = tip
+        if tip != parent:
+            self._move_branch(parent, tip)
+            self.commits_since_graph += len(set(result.values()))
+        self._refresh_index({r.path for r in records})
+        batch.unlink(missing_ok=True)
+        if self.commits_since_graph >= 500:
+            self.commits_since_graph = 0
+            self.write_commit_graph(background=True)
+        return result
+
+    def _move_branch(self, old: str | None, new: str) -> None:
+        ref = self.branch_ref()
+        try:
+            run_git(self.root, "update-ref", "-m", "memoryui commit", ref, new, old or ZERO)
+        except subprocess.CalledProcessError as exc:
+            msg = exc.stderr.decode(errors="replace").strip()
+            log.error("HEAD moved while committing (%s); batch kept for retry", msg)
+            raise CommitRaceError(f"the branch moved while committing: {msg}") from None
+
+    def _refresh_index(self, paths: set[str]) -> None:
+        """Stage exactly the touched paths as they are on disk, so status stays truthful."""
+        if not paths:
+            return
+        index = self.repo.index
+        index.read(False)
+        for path in sorted(paths):
+            if (self.root / path).is_file():
+                index.add(path)
+            else:
+                try:
+                    index.remove(path)
+                except (OSError, KeyError):
+                    pass
+        try:
+            index.write()
+        except pygit2.GitError as exc:
+            # Another git process holds the index: status self-heals on its next refresh.
+            log.warning("index not refreshed: %s", exc)
+
+    def write_commit_graph(self, background: bool = False) -> None:
+        """Bloom filters make `git log -- path` ~8x faster on a large history."""
+        args = ["git", "commit-graph", "write", "--reachable", "--changed-paths", "--split"]
+        if background:
+            subprocess.Popen(args, cwd=self.root, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, env={**os.environ, **GIT_ENV})
+        else:
+            run_git(self.root, *args[1:], check=False)
+
+
+def _group(records: list[Record]) -> list[list[Record]]:
+    """One commit per author and message; exact order when authors share a path."""
+    owners: dict[str, set] = {}
+    for r in records:
+        owners.setdefault(r.path, set()).add(r.group_key)
+    if any(len(k) > 1 for k in owners.values()):
+        runs: list[list[Record]] = []
+        for r in records:
+            if runs and runs[-1][0].group_key == r.group_key:
+                runs[-1].append(r)
+            else:
+                runs.append([r])
+        return runs
+    groups: dict[tuple, list[Record]] = {}
+    for r in records:
+        groups.setdefault(r.group_key, []).append(r)
+    return list(groups.values())
+
+
+def _message(group: list[Record]) -> str:
+    first = group[0]
+    paths = list(dict.fromkeys(r.path for r in group))
+    tools = list(dict.fromkeys(r.tool for r in group))
+    if first.message:
+        subject, _, body = first.message.strip().partition("\n")
+        body = body.strip()
+    else:
+        subject = f"{', '.join(tools)}: {paths[0]}"
+        if len(paths) > 1:
+            subject += f" (+{len(paths) - 1} more)"
+        body = ""
+    if len(paths) > 1:
+        listing = "\n".join(f"- {p}" for p in paths)
+        body = f"{body}\n\n{listing}" if body else listing
+    trailers = [("Memoryui-Actor", first.actor.trailer)]
+    trailers += [("Memoryui-Tool", t) for t in tools]
+    for r in group:
+        for t in r.trailers:
+            if tuple(t) not in trailers:
+                trailers.append(tuple(t))
+    text = subject + "\n\n"
+    if body:
+        text += body + "\n\n"
+    text += "\n".join(f"{k}: {v}" for k, v in trailers) + "\n"
+    return text
+
+
+def _apply_changes(repo: pygit2.Repository, tree: pygit2.Tree | None,
+                   changes: dict[str, str | None]) -> pygit2.Oid:
+    oid = _apply(repo, tree, changes)
+    return oid if oid is not None else repo.TreeBuilder().write()
+
+
+def _apply(repo: pygit2.Repository, tree: pygit2.Tree | None,
+           changes: dict[str, str | None]) -> pygit2.Oid | None:
+    tb = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
+    nested: dict[str, dict[str, str | None]] = {}
+    for path, blob in changes.items():
+        head, _, rest = path.partition("/")
+        if rest:
+            nested.setdefault(head, {})[rest] = blob
+        elif blob is None:
+            if tb.get(head) is not None:
+                tb.remove(head)
+        else:
+            tb.insert(head, pygit2.Oid(hex=blob), pygit2.enums.FileMode.BLOB)
+    for name, sub in nested.items():
+        existing = tb.get(name)
+        subtree = existing if isinstance(existing, pygit2.Tree) else None
+        new = _apply(repo, subtree, sub)
+        if new is None:
+            if existing is not None:
+                tb.remove(name)
+        else:
+            tb.insert(name, new, pygit2.enums.FileMode.TREE)
+    if len(tb) == 0:
+        return None
+    return tb.write()

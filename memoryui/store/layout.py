@@ -1,0 +1,336 @@
+"""Layouts: where each logical kind of memory lives on disk, in both directions.
+
+A layout is a table of path patterns (DESIGN.md section 2). The same table answers
+"where does agent X's daily log for date D go" and "what is this path", so the tree,
+pending-change attribution and the tools can never disagree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from . import names
+from .errors import InvalidName
+
+
+class Kind(StrEnum):
+    WORLD = "world"
+    GLOBAL = "global"
+    MEMORY = "memory"
+    DAILY = "daily"
+    NOTE = "note"
+    SCRATCHPAD = "scratchpad"
+    SKILL = "skill"
+    DIRECTIVE = "directive"
+
+
+KIND_LABELS = {
+    Kind.WORLD: "World topic",
+    Kind.GLOBAL: "Global memory",
+    Kind.MEMORY: "MEMORY.md",
+    Kind.DAILY: "Daily log",
+    Kind.NOTE: "Note",
+    Kind.SCRATCHPAD: "Scratchpad",
+    Kind.SKILL: "Skill",
+    Kind.DIRECTIVE: "Directive",
+}
+
+
+@dataclass(frozen=True, order=True)
+class Address:
+    """A logical place in the workspace: kind, owning scope (if any) and name (if any)."""
+
+    kind: Kind
+    scope: str | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much of a file an agent's framework injects or reads; the UI shows size against it."""
+
+    max_bytes: int | None = None
+    max_lines: int | None = None
+    min_bytes: int | None = None
+    label: str = ""
+
+    def state(self, size: int, lines: int) -> str:
+        """'ok', 'warn' (above 80 %) or 'over'."""
+        ratios = []
+        if self.max_bytes:
+            ratios.append(size / self.max_bytes)
+        if self.max_lines:
+            ratios.append(lines / self.max_lines)
+        worst = max(ratios, default=0.0)
+        return "over" if worst > 1 else "warn" if worst > 0.8 else "ok"
+
+    def ratio(self, size: int, lines: int) -> float:
+        ratios = []
+        if self.max_bytes:
+            ratios.append(size / self.max_bytes)
+        if self.max_lines:
+            ratios.append(lines / self.max_lines)
+        return max(ratios, default=0.0)
+
+
+_NAME_CHECKS = {
+    Kind.WORLD: names.validate_world_topic,
+    Kind.DAILY: names.validate_date,
+    Kind.NOTE: names.validate_note_name,
+    Kind.SKILL: names.validate_skill_name,
+    Kind.DIRECTIVE: names.validate_note_name,
+}
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    kind: Kind
+    template: str  # e.g. "agents/{scope}/memory/daily/{name}.md"
+    regex: re.Pattern[str]
+
+    @classmethod
+    def make(cls, kind: Kind, template: str) -> _Pattern:
+        rx = re.escape(template)
+        rx = rx.replace(re.escape("{scope}"), r"(?P<scope>[A-Za-z0-9_-]{1,64})")
+        rx = rx.replace(re.escape("{name}"), r"(?P<name>[^/]+)")
+        return cls(kind, template, re.compile(f"^{rx}$"))
+
+    @property
+    def scoped(self) -> bool:
+        return "{scope}" in self.template
+
+    @property
+    def named(self) -> bool:
+        return "{name}" in self.template
+
+    def glob(self, scope: str | None = None) -> str:
+        g = self.template.replace("{scope}", scope or "*")
+        return g.replace("{name}", "*")
+
+
+class Layout:
+    """One framework's mapping of kinds onto paths."""
+
+    key: str = ""
+    title: str = ""
+    scope_term: str = "scope"
+    scope_container: str = ""  # folder whose sub-folders are the scopes
+    patterns: tuple[_Pattern, ...] = ()
+    budgets: dict[Kind, Budget] = {}
+
+    # -- addresses -> paths -------------------------------------------------
+    def kinds(self) -> list[Kind]:
+        seen: list[Kind] = []
+        for p in self.patterns:
+            if p.kind not in seen:
+                seen.append(p.kind)
+        return seen
+
+    def supports(self, kind: Kind) -> bool:
+        return any(p.kind == kind for p in self.patterns)
+
+    def _pattern_for(self, kind: Kind, scoped: bool) -> _Pattern:
+        for p in self.patterns:
+            if p.kind == kind and p.scoped == scoped:
+                return p
+        where = "for a scope" if scoped else "outside a scope"
+        raise InvalidName(f"the {self.key} layout has no {kind.value} {where}")
+
+    def path(self, addr: Address) -> str:
+        """Workspace-relative path for an address, validating every name on the way."""
+        kind = Kind(addr.kind)
+        pat = self._pattern_for(kind, addr.scope is not None)
+        values: dict[str, str] = {}
+        if pat.scoped:
+            values["scope"] = names.validate_scope(addr.scope)
+        if pat.named:
+            check = _NAME_CHECKS.get(kind)
+            if addr.name is None:
+                raise InvalidName(f"a {kind.value} needs a name")
+            values["name"] = check(addr.name) if check else addr.name
+            if kind == Kind.NOTE and values["name"] in self.reserved_note_names:
+                raise InvalidName(f"{values['name']!r} is reserved in the {self.key} layout")
+        elif addr.name is not None:
+            raise InvalidName(f"a {kind.value} takes no name")
+        return pat.template.format(**values)
+
+    reserved_note_names: frozenset[str] = frozenset()
+
+    # -- paths -> addresses -------------------------------------------------
+    def address(self, path: str) -> Address | None:
+        """The logical address of a workspace path, or None for files outside the layout."""
+        for pat in self.patterns:
+            m = pat.regex.match(path)
+            if not m:
+                continue
+            gd = m.groupdict()
+            name = gd.get("name")
+            if name is not None:
+                check = _NAME_CHECKS.get(pat.kind)
+                try:
+                    if check and check(name) != name:
+                        continue
+                except InvalidName:
+                    continue
+                if pat.kind == Kind.NOTE and name in self.reserved_note_names:
+                    continue
+            return Address(pat.kind, gd.get("scope"), name)
+        return None
+
+    def scope_of(self, path: str) -> str | None:
+        prefix = self.scope_container + "/"
+        if self.scope_container and path.startswith(prefix):
+            scope = path[len(prefix):].split("/", 1)[0]
+            if names.SCOPE_RE.match(scope):
+                return scope
+        addr = self.address(path)
+        return addr.scope if addr else None
+
+    def scope_prefix(self, scope: str) -> str:
+        return f"{self.scope_container}/{names.validate_scope(scope)}/"
+
+    def pathspecs(self, kind: Kind | str | None = None, scope: str | None = None) -> list[str]:
+        """git pathspecs selecting a kind and/or a scope (for history filters)."""
+        if kind is None:
+            return [self.scope_prefix(scope)] if scope else []
+        kind = Kind(kind)
+        specs = []
+        for p in self.patterns:
+            if p.kind != kind or (scope and not p.scoped):
+                continue
+            specs.append(":(glob)" + p.glob(names.validate_scope(scope) if scope else None))
+        return specs or [":(glob)__no_such_kind__"]
+
+    def list_scopes(self, root: Path) -> list[str]:
+        base = root / self.scope_container
+        try:
+            entries = os.scandir(base)
+        except OSError:
+            return []
+        with entries:
+            return sorted(
+                e.name for e in entries
+                if e.is_dir(follow_symlinks=False) and names.SCOPE_RE.match(e.name)
+            )
+
+    def budget(self, kind: Kind | str) -> Budget | None:
+        return self.budgets.get(Kind(kind))
+
+
+def _layout(key: str, title: str, scope_term: str, container: str,
+            table: list[tuple[Kind, str]], budgets: dict[Kind, Budget],
+            reserved: frozenset[str] = frozenset()) -> Layout:
+    cls = type(f"{key.title()}Layout", (Layout,), {
+        "key": key, "title": title, "scope_term": scope_term, "scope_container": container,
+        "patterns": tuple(_Pattern.make(k, t) for k, t in table), "budgets": budgets,
+        "reserved_note_names": reserved,
+    })
+    return cls()
+
+
+_SKILL_BUDGET = Budget(max_lines=500, label="Agent Skills: body under 500 lines")
+
+DURAGENT = _layout(
+    "duragent", "Duragent", "agent", "agents",
+    [
+        (Kind.WORLD, "memory/world/{name}.md"),
+        (Kind.GLOBAL, "memory/MEMORY.md"),
+        (Kind.MEMORY, "agents/{scope}/memory/MEMORY.md"),
+        (Kind.DAILY, "agents/{scope}/memory/daily/{name}.md"),
+        (Kind.NOTE, "agents/{scope}/memory/notes/{name}.md"),
+        (Kind.SCRATCHPAD, "agents/{scope}/memory/SCRATCHPAD.md"),
+        (Kind.SKILL, "skills/{name}/SKILL.md"),
+        (Kind.DIRECTIVE, "directives/{name}.md"),
+        (Kind.DIRECTIVE, "agents/{scope}/directives/{name}.md"),
+    ],
+    {
+        Kind.WORLD: Budget(max_bytes=10_000, min_bytes=1_000, label="Duragent: world topics 1-10 KB"),
+        Kind.MEMORY: Budget(max_bytes=10_000, min_bytes=2_000, label="Duragent: MEMORY.md 2-10 KB"),
+        Kind.GLOBAL: Budget(max_bytes=10_000, label="Duragent: keep shared memory under 10 KB"),
+        Kind.SKILL: _SKILL_BUDGET,
+    },
+)
+
+DAGU = _layout(
+    "dagu", "Dagu", "DAG", "memory/dags",
+    [
+        (Kind.GLOBAL, "memory/MEMORY.md"),
+        (Kind.MEMORY, "memory/dags/{scope}/MEMORY.md"),
+        (Kind.SKILL, "skills/{name}/SKILL.md"),
+    ],
+    {
+        Kind.GLOBAL: Budget(max_lines=200, label="Dagu: the agent reads the first 200 lines"),
+        Kind.MEMORY: Budget(max_lines=200, label="Dagu: the agent reads the first 200 lines"),
+        Kind.SKILL: _SKILL_BUDGET,
+    },
+)
+
+_ZS = Budget(max_bytes=32 * 1024, label="zerostack: 32 KiB injected / read")
+ZEROSTACK = _layout(
+    "zerostack", "zerostack", "project", "projects",
+    [
+        (Kind.GLOBAL, "MEMORY.md"),
+        (Kind.DAILY, "projects/{scope}/daily/{name}.md"),
+        (Kind.NOTE, "projects/{scope}/notes/{name}.md"),
+        (Kind.SCRATCHPAD, "projects/{scope}/SCRATCHPAD.md"),
+        (Kind.SKILL, "skills/{name}/SKILL.md"),
+    ],
+    {Kind.GLOBAL: _ZS, Kind.DAILY: _ZS, Kind.NOTE: _ZS, Kind.SCRATCHPAD: _ZS,
+     Kind.SKILL: _SKILL_BUDGET},
+)
+
+JUTUL = _layout(
+    "jutul", "jutul-agent", "workspace", "workspaces",
+    [
+        (Kind.MEMORY, "workspaces/{scope}/memory/MEMORY.md"),
+        (Kind.NOTE, "workspaces/{scope}/memory/{name}.md"),
+        (Kind.SKILL, "skills/{name}/SKILL.md"),
+    ],
+    {
+        Kind.MEMORY: Budget(max_lines=200, max_bytes=25_000,
+                            label="Index loaded in full: keep to 200 lines / 25 KB"),
+        Kind.SKILL: _SKILL_BUDGET,
+    },
+    reserved=frozenset({"MEMORY"}),
+)
+
+LAYOUTS: dict[str, Layout] = {lay.key: lay for lay in (DURAGENT, DAGU, ZEROSTACK, JUTUL)}
+
+
+def get_layout(key: str | Layout) -> Layout:
+    if isinstance(key, Layout):
+        return key
+    try:
+        return LAYOUTS[key]
+    except KeyError:
+        raise InvalidName(
+            f"unknown layout {key!r}; choose one of {', '.join(LAYOUTS)}"
+        ) from None
+
+
+# -- framework scope identifiers ---------------------------------------------
+
+def zerostack_project_slug(cwd: str | bytes | None) -> str:
+    """zerostack's `project_slug`: `{basename}-{fnv1a64 low 32 bits as 8 hex}`."""
+    if cwd is None:
+        return "default"
+    raw = os.fsencode(cwd)
+    h = 0xCBF29CE484222325
+    for b in raw:
+        h ^= b
+        h = (h * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    base_name = os.path.basename(raw.rstrip(b"/")) if raw.rstrip(b"/") else b""
+    text = base_name.decode("utf-8", "replace")
+    base = "".join(c if (c.isascii() and c.isalnum()) or c in "-_" else "-" for c in text)
+    base = base[:40] or "root"
+    return f"{base}-{h & 0xFFFFFFFF:08x}"
+
+
+def jutul_workspace_hash(workspace: str | os.PathLike[str]) -> str:
+    """jutul-agent's `workspace_hash`: sha256 of the resolved path, first 12 hex digits."""
+    return hashlib.sha256(str(Path(workspace).resolve()).encode()).hexdigest()[:12]

@@ -1,0 +1,191 @@
+"""The tool registry: every agent-facing tool, its JSON Schema, and one way to call it.
+
+The JSON API, MCP and the UI all call `call_tool`, so argument checking, permission
+checks and error texts live here once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from memoryui.store import Actor, Store, StoreError
+
+
+class ToolError(Exception):
+    """A failure reported to the model: HTTP status, error code, and the framework's text."""
+
+    def __init__(self, message: str, code: str = "invalid_arguments", status: int = 400):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.status = status
+
+    @classmethod
+    def from_store(cls, exc: StoreError, prefix: str = "") -> ToolError:
+        return cls(prefix + str(exc), exc.code, exc.status)
+
+
+def forbidden(message: str) -> ToolError:
+    return ToolError(message, "forbidden", 403)
+
+
+@dataclass
+class ToolContext:
+    """Who is calling, for which scope, with which grants, at what local time."""
+
+    store: Store
+    scope: str
+    actor: Actor
+    can_write_world: bool = False
+    can_write_global: bool = False
+    clock: Callable[[], dt.datetime] = field(default=lambda: dt.datetime.now().astimezone())
+
+    def now(self) -> dt.datetime:
+        return self.clock()
+
+    def require_world(self) -> None:
+        if not self.can_write_world:
+            raise forbidden("this token may not write world knowledge (grant --world)")
+
+    def require_global(self) -> None:
+        if not self.can_write_global:
+            raise forbidden("this token may not write the global memory (grant --global)")
+
+
+@dataclass
+class Tool:
+    name: str
+    dialect: str  # duragent | zerostack | jutul | anthropic
+    description: str
+    input_schema: dict
+    func: Callable[[ToolContext, dict], str]
+    layouts: frozenset[str]
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+    title: str = ""
+
+    def anthropic(self) -> dict:
+        return {"name": self.name, "description": self.description,
+                "input_schema": self.input_schema}
+
+    def openai(self) -> dict:
+        return {"type": "function", "function": {
+            "name": self.name, "description": self.description,
+            "parameters": self.input_schema}}
+
+
+_REGISTRY: list[Tool] = []
+
+
+def register(tool: Tool) -> Tool:
+    _REGISTRY.append(tool)
+    return tool
+
+
+def tool(name: str, *, dialect: str, description: str, schema: dict, layouts: set[str],
+         read_only: bool = False, destructive: bool = False, idempotent: bool = False,
+         title: str = "") -> Callable[[Callable[[ToolContext, dict], str]], Callable]:
+    """Decorator registering a tool function `fn(ctx, args) -> result text`."""
+
+    def deco(fn: Callable[[ToolContext, dict], str]) -> Callable[[ToolContext, dict], str]:
+        register(Tool(name, dialect, description, schema, fn, frozenset(layouts), read_only,
+                      destructive, idempotent, title or name))
+        return fn
+
+    return deco
+
+
+def _load() -> None:
+    # Importing the dialect modules registers their tools.
+    from memoryui.tools import anthropic, duragent, jutul, zerostack  # noqa: F401
+
+
+def tools_for(layout: str) -> list[Tool]:
+    """Tools offered in a layout, one per name (a layout's own dialect wins a name clash)."""
+    _load()
+    chosen: dict[str, Tool] = {}
+    for t in _REGISTRY:
+        if layout not in t.layouts:
+            continue
+        if t.name in chosen and chosen[t.name].dialect == layout:
+            continue
+        chosen[t.name] = t
+    return list(chosen.values())
+
+
+def find_tool(layout: str, name: str, args: dict | None = None) -> Tool | None:
+    """The tool called `name` in a layout; `memory` dispatches on `command` vs `action`."""
+    _load()
+    candidates = [t for t in _REGISTRY if t.name == name and layout in t.layouts]
+    if name == "memory" and len(candidates) > 1 and isinstance(args, dict):
+        want = "anthropic" if "command" in args else "duragent"
+        for t in candidates:
+            if t.dialect == want:
+                return t
+    listed = {t.name: t for t in tools_for(layout)}
+    return listed.get(name)
+
+
+def check_args(schema: dict, args: object) -> dict:
+    """Validate arguments against the tool's schema: types, required keys, unknown keys."""
+    if not isinstance(args, dict):
+        raise ToolError("the request body must be a JSON object of tool arguments")
+    props = schema.get("properties", {})
+    if schema.get("additionalProperties", True) is False:
+        unknown = sorted(set(args) - set(props))
+        if unknown:
+            raise ToolError(f"unknown field(s): {', '.join(unknown)}; "
+                            f"allowed: {', '.join(props) or 'none'}")
+    for key in schema.get("required", []):
+        if key not in args:
+            raise ToolError(f"missing required field '{key}'")
+    for key, value in args.items():
+        spec = props.get(key)
+        if spec is None:
+            continue
+        _check_type(key, spec, value)
+    return args
+
+
+_TYPES = {"string": str, "integer": int, "boolean": bool, "object": dict, "array": list,
+          "number": (int, float)}
+
+
+def _check_type(key: str, spec: dict, value: object) -> None:
+    types = spec.get("type")
+    if types is None:
+        return
+    names = types if isinstance(types, list) else [types]
+    ok = False
+    for name in names:
+        if name == "null" and value is None:
+            ok = True
+        elif name in ("integer", "number") and isinstance(value, bool):
+            continue
+        elif name in _TYPES and isinstance(value, _TYPES[name]):
+            ok = True
+    if not ok:
+        raise ToolError(f"field '{key}' must be of type {' or '.join(names)}, "
+                        f"got {type(value).__name__ if value is not None else 'null'}")
+    if "enum" in spec and value not in spec["enum"]:
+        raise ToolError(f"field '{key}' must be one of: {', '.join(map(str, spec['enum']))}")
+    if spec.get("type") == "array" and "items" in spec and isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_type(f"{key}[{i}]", spec["items"], item)
+
+
+def call_tool(ctx: ToolContext, name: str, args: object) -> str:
+    """Run a tool: the single entry point for the API, MCP and the UI."""
+    t = find_tool(ctx.store.layout.key, name, args if isinstance(args, dict) else None)
+    if t is None:
+        offered = ", ".join(sorted(x.name for x in tools_for(ctx.store.layout.key)))
+        raise ToolError(f"unknown tool '{name}'; this workspace offers: {offered}",
+                        "not_found", 404)
+    checked = check_args(t.input_schema, args)
+    try:
+        return t.func(ctx, checked)
+    except StoreError as exc:
+        raise ToolError.from_store(exc) from None

@@ -1,0 +1,13 @@
+"""URLs: each area owns its own URLconf module."""
+
+from django.contrib import admin
+from django.urls import include, path
+
+from memoryui import health
+
+urlpatterns = [
+    path("healthz", health.healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    path("api/v1/", include("memoryui.api.urls")),
+    path("", include("memoryui.web.urls")),
+]

@@ -1,0 +1,88 @@
+"""Shared fixtures: real git workspaces in tmp_path, people with roles, agent tokens."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from memoryui.store import Actor, Store
+
+PASSWORD = "correct-horse-battery"
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    """A fresh workspace (git init-ed) committing every write at once."""
+    s = Store(tmp_path / "ws")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def agent() -> Actor:
+    return Actor.agent("ops-bot")
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, settings) -> Iterator[Store]:
+    """The Django-side Store pointed at a fresh workspace for this test."""
+    from memoryui.workspace import get_store, reset_store
+
+    settings.MEMORYUI_WORKSPACE = tmp_path / "ws"
+    settings.MEMORYUI_SEARCH_DB = tmp_path / "search.sqlite3"
+    reset_store()
+    yield get_store()
+    reset_store()
+
+
+@pytest.fixture
+def make_user(db) -> Callable[..., object]:
+    """Factory: make_user("curator") -> a signed-up person with that role."""
+    from memoryui.management.commands.user import set_person
+
+    def make(role: str = "viewer", name: str | None = None) -> object:
+        return set_person(name or role, role, PASSWORD)
+
+    return make
+
+
+@pytest.fixture
+def client_as(client, make_user) -> Callable[[str], object]:
+    """Factory: client_as("admin") -> the Django test client signed in with that role."""
+
+    def login(role: str):
+        user = make_user(role)
+        client.force_login(user)
+        return client
+
+    return login
+
+
+@pytest.fixture
+def make_token(db) -> Callable[..., str]:
+    """Factory: make_token("ops-bot", world=True) -> the raw bearer token."""
+    from memoryui.models import Token
+
+    def make(scope: str = "", *, world: bool = False, global_: bool = False,
+             admin: bool = False) -> str:
+        return Token.issue(scope=scope, world=world, global_=global_, admin=admin)[1]
+
+    return make
+
+
+class FixedClock:
+    """A settable local clock for tools that write by date and time."""
+
+    def __init__(self, when: dt.datetime):
+        self.when = when
+
+    def __call__(self) -> dt.datetime:
+        return self.when
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock(dt.datetime(2026, 2, 12, 14, 3, tzinfo=dt.UTC))

@@ -82,6 +82,8 @@ class Store:
         self._last: dict[str, dict] = {}
         self._last_head: str | None = None
         self._lock = threading.RLock()
+        # Called as listener(paths) after files change (search index, caches).
+        self.listeners: list[Callable[[list[str]], None]] = []
         self.git.repair()
         if self.git.has_uncommitted():
             self._safe_flush()
@@ -210,6 +212,7 @@ class Store:
                              deleted=data is None, old_text=old,
                              text=None if data is None else new)
         result.commit = self._after_write(rec.id)
+        self.notify([path])
         return result
 
     def rename(self, old: str, new: str, *, actor: Actor, tool: str,
@@ -232,6 +235,7 @@ class Store:
             self._touch()
         res = WriteResult(new, version_of(data), True, created=True)
         res.commit = self._after_write(r2.id)
+        self.notify([old, new])
         return res
 
     def delete_tree(self, prefix: str, *, actor: Actor, tool: str,
@@ -250,6 +254,7 @@ class Store:
                 self.git.record(last)
             self._touch()
         self._after_write(last.id if last else "")
+        self.notify(paths)
         return paths
 
     def _check_expect(self, path: str, old: str | None, old_bytes: bytes | None,
@@ -266,6 +271,14 @@ class Store:
             what = "was deleted" if old_bytes is None else "changed"
             raise Conflict(f"{path} {what} since you loaded it", path=path, current=old,
                            version=current)
+
+    def notify(self, paths: list[str]) -> None:
+        """Tell listeners (the search index) which files changed; they must not fail a write."""
+        for listener in list(self.listeners):
+            try:
+                listener(paths)
+            except Exception:  # noqa: BLE001
+                log.exception("change listener failed for %s", paths[:3])
 
     def _touch(self) -> None:
         try:
@@ -437,6 +450,7 @@ class Store:
                 records.append(rec)
             self._touch()
         done = self.git.flush()
+        self.notify(chosen)
         return sorted({done[r.id] for r in records if r.id in done})
 
     def discard_pending(self, paths: Iterable[str]) -> list[str]:
@@ -458,6 +472,7 @@ class Store:
                 done.append(p)
             self.git._refresh_index(set(done))
             self._touch()
+        self.notify(done)
         return done
 
     # -- tree with last-change facts ---------------------------------------------

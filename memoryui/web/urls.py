@@ -1,1 +1,11 @@
-urlpatterns: list = []
+"""Browser UI URLs; each area (one folder under web/) owns its own URLconf."""
+
+from django.urls import include, path
+
+urlpatterns = [
+    path("review/", include("memoryui.web.review.urls")),
+    path("search/", include("memoryui.web.search.urls")),
+    path("settings/tokens/", include("memoryui.web.tokens.urls")),
+    path("", include("memoryui.web.history.urls")),
+    path("", include("memoryui.web.browse.urls")),
+]

@@ -96,6 +96,7 @@ class GitRepo:
         self._local = threading.local()
         self._ensure_excludes()
         self.commits_since_graph = 0
+        self._holding_since: float | None = None
 
     # -- plumbing -----------------------------------------------------------
     @property
@@ -149,15 +150,24 @@ class GitRepo:
     def create_blob(self, data: bytes) -> str:
         return str(self.repo.create_blob(data))
 
-    def repair(self) -> list[str]:
-        """Remove lock files a crashed git process left behind (older than a few seconds)."""
+    def repair(self, holding_since: float | None = None) -> list[str]:
+        """Remove lock files a crashed git process left behind.
+
+        Under the commit lock (`holding_since` = when we got it), a lock file older than
+        that moment and older than a second was left by a committer that died holding the
+        lock (the kernel releases our flock, not git's lock files). Otherwise only locks
+        older than STALE_LOCK_SECONDS are taken as stale, to spare a person's running git.
+        """
         removed = []
         candidates = [self.git_dir / "index.lock", self.git_dir / "HEAD.lock"]
         candidates += list((self.git_dir / "refs" / "heads").glob("*.lock"))
         now = time.time()
         for lock in candidates:
             try:
-                if now - lock.stat().st_mtime > STALE_LOCK_SECONDS:
+                mtime = lock.stat().st_mtime
+                dead_committer = (holding_since is not None and mtime < holding_since
+                                  and now - mtime > 1.0)
+                if dead_committer or now - mtime > STALE_LOCK_SECONDS:
                     lock.unlink()
                     removed.append(str(lock.relative_to(self.root)))
                     log.warning("removed stale git lock %s", lock)
@@ -186,6 +196,7 @@ class GitRepo:
         """Commit everything journaled so far; returns record id -> commit sha."""
         if not self.commit_lock.acquire(blocking):
             return {}
+        self._holding_since = time.time()
         try:
             done: dict[str, str] = {}
             for batch in sorted(self.state_dir.glob("batch-*.jsonl")):
@@ -205,9 +216,16 @@ class GitRepo:
 
     # -- commits --------------------------------------------------------------
     def _commit_batch(self, batch: Path, leftover: bool) -> dict[str, str]:
-        records = [Record.from_json(line) for line in batch.read_bytes().splitlines() if line]
+        records = []
+        for line in batch.read_bytes().splitlines():
+            try:
+                records.append(Record.from_json(line))
+            except (ValueError, KeyError, TypeError):
+                # A torn last line (power loss): its file write is still on disk and
+                # shows up as a pending change, so nothing is lost by skipping it.
+                log.warning("skipping unreadable journal line in %s", batch.name)
         repo = self.repo
-        self.repair()
+        self.repair(self._holding_since)
         parent = self.head()
         base_tree = repo[parent].peel(pygit2.Tree) if parent else None
         if leftover:

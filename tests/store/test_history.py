@@ -1,0 +1,172 @@
+"""Git reads: logs with paging, a file at any commit, diffs as hunks, blame, restore,
+pending changes, and the cached tree of last changes."""
+
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from memoryui.store import Actor, Conflict, NotFound, Store
+from memoryui.store.diffs import diff_texts
+
+MEM = "agents/ops-bot/memory/MEMORY.md"
+
+
+def ts(day: str) -> float:
+    return dt.datetime.fromisoformat(day + "T12:00:00+00:00").timestamp()
+
+
+@pytest.fixture
+def history(store: Store) -> Store:
+    bot, alice = Actor.agent("ops-bot"), Actor.user("alice")
+    store.write(MEM, "# Memory\n\n- one\n", actor=bot, tool="reflect", when=ts("2026-11-01"))
+    store.write(MEM, "# Memory\n\n- one\n- two\n", actor=bot, tool="reflect",
+                when=ts("2026-11-05"))
+    store.write(MEM, "# Memory\n\n- one (fixed)\n- two\n", actor=alice, tool="edit",
+                message="Fix the first fact\n\nIt was wrong.", when=ts("2026-11-10"))
+    return store
+
+
+def test_log_paging_and_date_filters(history: Store) -> None:
+    all_commits = history.log(path=MEM)
+    assert [c.author for c in all_commits] == ["alice", "ops-bot", "ops-bot"]
+    assert [c.sha for c in history.log(path=MEM, limit=1, offset=1)] == [all_commits[1].sha]
+    assert [c.author for c in history.log(since="2026-11-04", until="2026-11-06")] == ["ops-bot"]
+    fix = all_commits[0]
+    assert fix.subject == "Fix the first fact"
+    assert fix.body == "It was wrong."
+    assert fix.trailers["Memoryui-Actor"] == ["user:alice"]
+
+
+def test_file_at_any_commit_and_missing(history: Store) -> None:
+    first = history.log(path=MEM)[-1].sha
+    assert history.file_at(MEM, first) == "# Memory\n\n- one\n"
+    assert history.file_at("memory/world/none.md", first) is None
+    with pytest.raises(NotFound):
+        history.file_at(MEM, "deadbeef" * 5)
+
+
+def test_commit_diff_is_structured(history: Store) -> None:
+    fix = history.log(path=MEM)[0]
+    detail = history.commit(fix.sha)
+    [fd] = detail.diffs
+    assert fd.path == MEM and fd.additions == 1 and fd.deletions == 1
+    ops = [(ln.op, ln.text) for h in fd.hunks for ln in h.lines if ln.op != " "]
+    assert ops == [("-", "- one"), ("+", "- one (fixed)")]
+    rows = fd.side_by_side()[0]
+    changed = [r for r in rows if r[2] == "-"]
+    assert changed == [(3, "- one", "-", 3, "- one (fixed)", "+")]
+    assert history.commit("not-a-sha") is None
+    assert history.commit("0" * 40) is None
+
+
+def test_diff_between_versions(history: Store) -> None:
+    commits = history.log(path=MEM)
+    [fd] = history.diff(commits[-1].sha, commits[0].sha, MEM)
+    assert fd.additions == 2 and fd.deletions == 1
+
+
+def test_blame_attributes_lines(history: Store) -> None:
+    lines = history.blame(MEM)
+    assert [ln.text for ln in lines] == ["# Memory", "", "- one (fixed)", "- two"]
+    assert [ln.author for ln in lines] == ["ops-bot", "ops-bot", "alice", "ops-bot"]
+    assert lines[2].actor == "user:alice"
+
+
+def test_restore_is_a_new_commit_with_the_old_text(history: Store) -> None:
+    first = history.log(path=MEM)[-1]
+    head_before = history.head()
+    result = history.restore(MEM, first.sha, actor=Actor.user("bob"))
+    assert history.read(MEM) == "# Memory\n\n- one\n"
+    latest = history.log(path=MEM, limit=1)[0]
+    assert latest.sha == result.commit and latest.parents == [head_before]
+    assert latest.trailers["Restored-From"] == [first.sha]
+    assert latest.author == "bob"
+    assert len(history.log(path=MEM)) == 4
+
+
+def test_restore_with_a_stale_base_conflicts(history: Store) -> None:
+    first = history.log(path=MEM)[-1]
+    with pytest.raises(Conflict):
+        history.restore(MEM, first.sha, actor=Actor.user("bob"), expect="0" * 64)
+    assert history.read(MEM) == "# Memory\n\n- one (fixed)\n- two\n"
+
+
+def test_stale_expect_raises_conflict_with_current_text(history: Store) -> None:
+    _, version = history.read_versioned(MEM)
+    history.write(MEM, "changed\n", actor=Actor.agent("ops-bot"), tool="reflect")
+    with pytest.raises(Conflict) as info:
+        history.write(MEM, "mine\n", actor=Actor.user("alice"), tool="edit", expect=version)
+    assert info.value.current == "changed\n"
+    assert history.read(MEM) == "changed\n"
+
+
+def test_pending_changes_commit_attributed_to_owning_scope(history: Store) -> None:
+    root = history.root
+    (root / MEM).write_text("edited outside\n")
+    (root / "memory/world").mkdir(parents=True)
+    (root / "memory/world/new.md").write_text("new\n")
+    pending = {e.path: e.status for e in history.pending()}
+    assert pending == {MEM: "modified", "memory/world/new.md": "added"}
+    commits = history.commit_pending()
+    assert len(commits) == 2
+    assert history.pending() == []
+    assert history.log(path=MEM, limit=1)[0].author == "ops-bot"
+    assert history.log(path="memory/world/new.md", limit=1)[0].actor == "external:workspace"
+
+
+def test_pending_discard_restores_head_and_removes_new_files(history: Store) -> None:
+    root = history.root
+    (root / MEM).write_text("oops\n")
+    (root / "agents/ops-bot/memory/notes").mkdir(parents=True)
+    (root / "agents/ops-bot/memory/notes/stray.md").write_text("stray\n")
+    done = history.discard_pending([MEM, "agents/ops-bot/memory/notes/stray.md"])
+    assert len(done) == 2
+    assert history.read(MEM) == "# Memory\n\n- one (fixed)\n- two\n"
+    assert not (root / "agents/ops-bot/memory/notes/stray.md").exists()
+    assert history.pending() == []
+
+
+def test_tree_lists_files_with_last_change_without_git_per_file(history: Store) -> None:
+    history.write("memory/world/people.md", "# People\n", actor=Actor.user("alice"), tool="edit")
+    tree = history.tree()
+    assert set(tree) == {MEM, "memory/world/people.md"}
+    info = tree[MEM]
+    assert info.size == len("# Memory\n\n- one (fixed)\n- two\n")
+    assert info.last["author"] == "alice" and info.last["actor"] == "user:alice"
+    assert info.address.scope == "ops-bot"
+    # The last-change cache follows HEAD incrementally.
+    history.write(MEM, "later\n", actor=Actor.agent("ops-bot"), tool="reflect")
+    assert history.tree()[MEM].last["author"] == "ops-bot"
+    # ... and survives a restart (read back from .git/memoryui/lastchange.json).
+    fresh = Store(history.root)
+    assert fresh.last_changes()[MEM]["author"] == "ops-bot"
+
+
+def test_delete_and_rename_are_commits(store: Store) -> None:
+    bot = Actor.agent("ops-bot")
+    store.write("agents/ops-bot/memory/notes/a.md", "a\n", actor=bot, tool="t")
+    store.rename("agents/ops-bot/memory/notes/a.md", "agents/ops-bot/memory/notes/b.md",
+                 actor=bot, tool="t")
+    assert store.read("agents/ops-bot/memory/notes/b.md") == "a\n"
+    store.delete("agents/ops-bot/memory/notes/b.md", actor=bot, tool="t")
+    assert not (store.root / "agents").exists(), "empty folders are pruned"
+    assert len(store.log()) == 3
+    with pytest.raises(NotFound):
+        store.delete("agents/ops-bot/memory/notes/b.md", actor=bot, tool="t")
+
+
+def test_diff_texts_marks_missing_newline() -> None:
+    fd = diff_texts("a\nb", "a\nc\n", "x.md")
+    ops = [(ln.op, ln.text) for ln in fd.hunks[0].lines]
+    assert ("-", "b") in ops and ("+", "c") in ops
+    assert any(op == "\\" for op, _ in ops)
+
+
+def test_git_status_in_workspace_is_clean_after_memoryui_writes(history: Store) -> None:
+    out = subprocess.run(["git", "status", "--porcelain"], cwd=Path(history.root),
+                         capture_output=True, text=True).stdout
+    assert out == ""

@@ -1,9 +1,47 @@
-"""ASGI entry point. The MCP endpoint is mounted beside Django here (see memoryui.api.mcp)."""
+"""ASGI entry point: `/mcp` goes to the MCP endpoint, everything else to Django.
+
+Django's ASGI handler serves only HTTP, so this router owns the `lifespan` events and
+runs the MCP session manager's task group for the life of each worker process.
+`python manage.py serve` runs `memoryui.asgi:application` under uvicorn.
+"""
 
 import os
 
 from django.core.asgi import get_asgi_application
+from starlette.types import Receive, Scope, Send
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryui.settings")
 django_app = get_asgi_application()
-application = django_app
+
+from memoryui.api.mcp import MCPEndpoint  # noqa: E402 - needs Django set up first
+
+MCP_PATHS = ("/mcp", "/mcp/")
+mcp_endpoint = MCPEndpoint()
+
+
+async def lifespan(scope: Scope, receive: Receive, send: Send) -> None:
+    """Enter the MCP session manager on startup and leave it on shutdown."""
+    message = await receive()
+    if message["type"] != "lifespan.startup":
+        return
+    started = False
+    try:
+        async with mcp_endpoint.run():
+            await send({"type": "lifespan.startup.complete"})
+            started = True
+            while (await receive())["type"] != "lifespan.shutdown":
+                pass
+    except Exception as exc:
+        kind = "shutdown" if started else "startup"
+        await send({"type": f"lifespan.{kind}.failed", "message": repr(exc)})
+        return
+    await send({"type": "lifespan.shutdown.complete"})
+
+
+async def application(scope: Scope, receive: Receive, send: Send) -> None:
+    if scope["type"] == "lifespan":
+        await lifespan(scope, receive, send)
+    elif scope["type"] == "http" and scope["path"] in MCP_PATHS:
+        await mcp_endpoint(scope, receive, send)
+    else:
+        await django_app(scope, receive, send)

@@ -17,6 +17,13 @@ def error(code: str, message: str, status: int, **extra: object) -> JsonResponse
     return JsonResponse(body, status=status, json_dumps_params={"ensure_ascii": False})
 
 
+def unauthorized(message: str) -> JsonResponse:
+    """401 with the `WWW-Authenticate: Bearer` challenge RFC 6750 asks for."""
+    resp = error("unauthorized", message, 401)
+    resp["WWW-Authenticate"] = 'Bearer realm="memoryui"'
+    return resp
+
+
 def bearer(request: HttpRequest) -> str | None:
     header = request.headers.get("Authorization", "")
     kind, _, value = header.partition(" ")
@@ -49,11 +56,11 @@ def require_token(admin: bool = False) -> Callable:
         def wrapped(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
             raw = bearer(request)
             if raw is None:
-                return error("unauthorized", "Authentication required: send "
-                             "'Authorization: Bearer <token>'", 401)
+                return unauthorized("Authentication required: send "
+                                    "'Authorization: Bearer <token>'")
             tok = token_for(raw)
             if tok is None:
-                return error("unauthorized", "invalid or revoked token", 401)
+                return unauthorized("invalid or revoked token")
             if admin and not tok.is_admin:
                 return error("forbidden", "Insufficient permissions: this needs an admin token",
                              403)

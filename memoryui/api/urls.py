@@ -1,7 +1,28 @@
 """API URLs (/api/v1/...): the agent tools, Dagu REST, files and audit, search, OpenAPI."""
 
-from django.urls import include, path
+from django.http import HttpRequest, HttpResponse
+from django.urls import include, path, re_path
+
+from memoryui.api import dagu, files, openapi, tools
+from memoryui.api.common import ApiError, api_view
+
+
+@api_view("GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS")
+def not_found(request: HttpRequest) -> HttpResponse:
+    """Unknown API paths answer in JSON too (Django's 404 page is HTML)."""
+    raise ApiError("not_found", f"no API endpoint at {request.path}", 404)
+
 
 urlpatterns: list = [
+    path("tools", tools.list_tools, name="api_tools"),
+    path("agents/<str:scope>/tools/<str:tool>", tools.run_tool, name="api_run_tool"),
+    path("settings/agent/memory", dagu.global_memory, name="api_dagu_memory"),
+    path("settings/agent/memory/dags/<str:dag>", dagu.dag_memory, name="api_dagu_dag_memory"),
+    path("files", files.list_files, name="api_files"),
+    path("files/<path:path>", files.file_detail, name="api_file"),
+    path("history", files.history, name="api_history"),
+    path("commits/<str:sha>", files.commit_detail, name="api_commit"),
+    path("openapi.json", openapi.openapi_json, name="api_openapi"),
     path("", include("memoryui.api.search_urls")),
+    re_path(r"^.*$", not_found),
 ]

@@ -7,6 +7,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import threading
 import time
 import weakref
@@ -29,6 +30,7 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 ABSENT = "absent"  # an `expect` value: the file must not exist yet
 DELETE = object()  # returned by an update function: remove the file
 TREE_TTL = 5.0  # seconds an unchanged-HEAD tree listing may be reused
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,150}")  # passes validate_relpath
 
 
 def version_of(data: bytes | str | None) -> str | None:
@@ -138,6 +140,38 @@ class Store:
         out: list[str] = []
         _walk(base, self.root, out)
         return sorted(out)
+
+    def read_folder(self, prefix: str, suffix: str = ".md") -> list[tuple[str, str]]:
+        """(path, text) of the files directly in a folder ending in `suffix`, by name.
+
+        One scan and one no-follow open per file: Duragent's recall reads every world
+        topic on each call, where `read`'s per-path symlink walk cost 5x more.
+        """
+        folder = prefix.strip("/")
+        base = self.abspath(folder)
+        try:
+            with os.scandir(base) as it:
+                found = sorted(e.name for e in it if e.name.endswith(suffix)
+                               and not e.name.startswith(".") and e.is_file(follow_symlinks=False))
+            dir_fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+        out: list[tuple[str, str]] = []
+        try:
+            for name in found:
+                path = f"{folder}/{name}"
+                try:
+                    if not _PLAIN_NAME.fullmatch(name):
+                        names.validate_relpath(path)
+                    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK,
+                                 dir_fd=dir_fd)
+                except (InvalidName, OSError):  # odd name, removed meanwhile, or a symlink
+                    continue
+                with os.fdopen(fd, "rb") as fh:
+                    out.append((path, fh.read().decode("utf-8", "replace")))
+        finally:
+            os.close(dir_fd)
+        return out
 
     # -- writes --------------------------------------------------------------
     def write(self, path: str, text: str, *, actor: Actor, tool: str,
@@ -256,6 +290,41 @@ class Store:
         self._after_write(last.id if last else "")
         self.notify(paths)
         return paths
+
+    def rename_tree(self, old_prefix: str, new_prefix: str, *, actor: Actor, tool: str,
+                    message: str | None = None) -> list[tuple[str, str]]:
+        """Move every file below a folder to another folder in one commit (a folder rename).
+
+        Refuses (Conflict) before moving anything when a destination file exists.
+        """
+        old_prefix, new_prefix = old_prefix.rstrip("/"), new_prefix.rstrip("/")
+        names.validate_relpath(old_prefix)
+        names.validate_relpath(new_prefix)
+        if new_prefix == old_prefix or new_prefix.startswith(old_prefix + "/"):
+            raise InvalidName(f"cannot move {old_prefix} into itself")
+        with self.git.write_lock:
+            moves = [(p, new_prefix + p[len(old_prefix):]) for p in self.list_files(old_prefix)]
+            if not moves:
+                raise NotFound(f"{old_prefix} has no files")
+            for _src, dst in moves:
+                if self.abspath(dst).exists():
+                    raise Conflict(f"{dst} already exists", path=dst, current=None,
+                                   version=None)
+            last = None
+            for src, dst in moves:
+                s, d = self.abspath(src), self.abspath(dst)
+                data = s.read_bytes()
+                atomic_write(d, data)
+                s.unlink()
+                _prune_empty_dirs(s.parent, self.root)
+                blob = self.git.create_blob(data)
+                self.git.record(Record(src, None, actor, tool, message))
+                last = Record(dst, blob, actor, tool, message)
+                self.git.record(last)
+            self._touch()
+        self._after_write(last.id)
+        self.notify([p for pair in moves for p in pair])
+        return moves
 
     def _check_expect(self, path: str, old: str | None, old_bytes: bytes | None,
                       expect: str | None) -> None:
@@ -399,12 +468,9 @@ class Store:
         if self.head() is None:
             return []
         lines = history.blame(self.root, path, rev)
-        actors = {}
+        actors = history.actors_of(self.root, {ln.sha for ln in lines})
         for ln in lines:
-            if ln.sha not in actors:
-                info = history.show(self.root, ln.sha) if not ln.sha.startswith("0000") else None
-                actors[ln.sha] = info.actor if info else "uncommitted"
-            ln.actor = actors[ln.sha]
+            ln.actor = actors.get(ln.sha, "uncommitted")
         return lines
 
     def restore(self, path: str, rev: str, *, actor: Actor, message: str | None = None,

@@ -1,1 +1,232 @@
-"""Placeholder until the dialect lands."""
+"""Duragent's memory tools: `recall`, `remember`, `reflect`, `update_world` and `memory`.
+
+Texts and formats follow giosakti/duragent (`memory/mod.rs`, `tools/builtins/memory.rs`;
+reference/seed-systems.md section 1) byte for byte, with these deliberate differences:
+
+- Paths inside results are workspace-relative (`Remembered. Written to
+  agents/ops-bot/memory/daily/2026-02-12.md`) where Duragent prints absolute paths.
+- The daily header `# YYYY-MM-DD` is written once per file (Duragent's HEAD repeats it
+  before every entry); recall returns files raw, so files that have the bug read fine.
+- `recall` clamps `days` to MAX_RECALL_DAYS; `days` < 1 is refused.
+- An empty (after sanitising) world topic is refused instead of writing `.md`.
+- Content over MAX_CONTENT_BYTES is refused (413): Duragent has no cap of its own.
+
+Errors. Duragent's agent loop shows the model `Tool execution failed: failed to parse
+tool arguments: {text}` for argument errors; over HTTP the error envelope replaces that
+wrapper, so `message` is the bare `{text}` (e.g. `'content' is required for remember
+action`) and `code` `invalid_arguments` stands for "failed to parse tool arguments". An
+unknown action is not an error in Duragent (a `success: false` result); here it is a 400
+whose message is Duragent's text, `Unknown action: 'x'. Use: recall, remember, reflect,
+update_world`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import posixpath
+
+from memoryui.store import InvalidName, Kind
+from memoryui.store.names import sanitize_world_topic
+from memoryui.tools.registry import ToolContext, ToolError, tool
+
+LAYOUTS = {"duragent"}
+DEFAULT_DAYS = 3
+MAX_RECALL_DAYS = 90
+MAX_CONTENT_BYTES = 256 * 1024
+ACTIONS = ("recall", "remember", "reflect", "update_world")
+NO_MEMORIES = "No memories found"
+SECTION_SEP = "\n\n---\n\n"
+
+_CLAMP_NOTE = f" Values above {MAX_RECALL_DAYS} are clamped to {MAX_RECALL_DAYS}."
+
+
+# -- the four actions (plain functions shared by both tool surfaces) ------------------
+
+def recall(ctx: ToolContext, days: int = DEFAULT_DAYS) -> str:
+    """World knowledge, the agent's MEMORY.md and the last `days` daily logs, today first."""
+    if days < 1:
+        raise ToolError(f"days must be at least 1 (got {days})")
+    days = min(days, MAX_RECALL_DAYS)
+    store, scope = ctx.store, ctx.scope
+    sections = []
+    world = _world_facts(ctx)
+    if world:
+        sections.append(f"# World Knowledge\n\n{world}")
+    memory = store.read(store.path_for(Kind.MEMORY, scope))
+    if memory:
+        sections.append(f"# Your Memory\n\n{memory}")
+    today = ctx.now().date()
+    daily = []
+    for i in range(days):
+        text = store.read(store.path_for(Kind.DAILY, scope, _day(today - dt.timedelta(i))))
+        if text is not None:
+            daily.append(text)
+    if daily:
+        sections.append("# Recent Experiences\n\n" + SECTION_SEP.join(daily))
+    return SECTION_SEP.join(sections) or NO_MEMORIES
+
+
+def remember(ctx: ToolContext, content: str, tool_name: str = "remember") -> str:
+    """Append `\\n## HH:MM\\n\\n{content}\\n` to today's log; the date header only once."""
+    if content == "":
+        raise ToolError("content is required")
+    _check_size(content)
+    now = ctx.now()
+    path = ctx.store.path_for(Kind.DAILY, ctx.scope, _day(now))
+    ctx.store.append(path, f"\n## {now:%H:%M}\n\n{content}\n", header=f"# {_day(now)}\n",
+                     actor=ctx.actor, tool=tool_name)
+    return f"Remembered. Written to {path}"
+
+
+def reflect(ctx: ToolContext, content: str | None, tool_name: str = "reflect") -> str:
+    """No content: read MEMORY.md. Content (even empty): replace the whole file."""
+    path = ctx.store.path_for(Kind.MEMORY, ctx.scope)
+    if content is None:
+        current = ctx.store.read(path)
+        if not current:
+            return "MEMORY.md is empty. Call reflect with content to create it."
+        return f"Current MEMORY.md:\n\n{current}"
+    _check_size(content)
+    ctx.store.write(path, content, actor=ctx.actor, tool=tool_name)
+    return f"Reflected. Updated {path}"
+
+
+def update_world(ctx: ToolContext, topic: str, content: str,
+                 tool_name: str = "update_world") -> str:
+    """Replace `memory/world/{sanitised topic}.md` (shared by every agent: needs the grant)."""
+    try:
+        safe = sanitize_world_topic(topic)
+    except InvalidName as exc:
+        raise ToolError(f"invalid topic {topic!r}: {exc}") from None
+    _check_size(content)
+    ctx.require_world()
+    path = ctx.store.path_for(Kind.WORLD, None, safe)
+    ctx.store.write(path, content, actor=ctx.actor, tool=tool_name)
+    return f"Updated world knowledge at {path}"
+
+
+def _world_facts(ctx: ToolContext) -> str:
+    """Every `*.md` directly in the world folder, sorted by file name, as `## {stem}`."""
+    folder = posixpath.dirname(ctx.store.path_for(Kind.WORLD, None, "topic"))
+    return "\n\n".join(f"## {posixpath.basename(path)[:-3]}\n\n{text}"
+                       for path, text in ctx.store.read_folder(folder, ".md"))
+
+
+def _day(when: dt.date) -> str:
+    return when.strftime("%Y-%m-%d")
+
+
+def _check_size(content: str) -> None:
+    size = len(content.encode())
+    if size > MAX_CONTENT_BYTES:
+        raise ToolError(f"content is {size} bytes; the limit is {MAX_CONTENT_BYTES} bytes "
+                        "(256 KiB): split it into smaller pieces", "payload_too_large", 413)
+
+
+# -- the seed's four tools ----------------------------------------------------------
+
+def _schema(properties: dict, required: list[str]) -> dict:
+    return {"type": "object", "properties": properties, "required": required,
+            "additionalProperties": False}
+
+
+@tool("recall", dialect="duragent", layouts=LAYOUTS, read_only=True, idempotent=True,
+      title="Recall memory",
+      description=(
+          "Load your memory context (world knowledge, your long-term memory, recent "
+          "experiences). Call it when starting a new session or when you need context "
+          "about the user, their projects, or prior conversations; do not call it on "
+          f"every message. `days` above {MAX_RECALL_DAYS} is clamped to {MAX_RECALL_DAYS}."),
+      schema=_schema({"days": {
+          "type": "integer", "minimum": 1, "maximum": MAX_RECALL_DAYS, "default": DEFAULT_DAYS,
+          "description": "How many days of daily logs to load (default: 3)." + _CLAMP_NOTE,
+      }}, []))
+def recall_tool(ctx: ToolContext, args: dict) -> str:
+    return recall(ctx, args.get("days", DEFAULT_DAYS))
+
+
+@tool("remember", dialect="duragent", layouts=LAYOUTS, title="Remember",
+      description=(
+          "Record an experience or observation to today's daily log. Use it after learning "
+          "something important about the user or project."),
+      schema=_schema({"content": {
+          "type": "string",
+          "description": "What to remember (will be appended to today's daily file)",
+      }}, ["content"]))
+def remember_tool(ctx: ToolContext, args: dict) -> str:
+    return remember(ctx, args["content"])
+
+
+@tool("reflect", dialect="duragent", layouts=LAYOUTS, destructive=True, idempotent=True,
+      title="Reflect on long-term memory",
+      description=(
+          "Read or update your long-term MEMORY.md. Call without content to read current "
+          "memory, then call again with content to write updates. Use it at the end of "
+          "substantial sessions to consolidate learnings: always read first, then write, "
+          "because the content replaces the whole file."),
+      schema=_schema({"content": {
+          "type": "string",
+          "description": "New content for MEMORY.md (replaces existing). Omit to read "
+                         "current memory first.",
+      }}, []))
+def reflect_tool(ctx: ToolContext, args: dict) -> str:
+    return reflect(ctx, args.get("content"))
+
+
+@tool("update_world", dialect="duragent", layouts=LAYOUTS, destructive=True, idempotent=True,
+      title="Update world knowledge",
+      description=(
+          "Write shared world knowledge for a topic (visible to all agents). Replaces "
+          "existing content for the topic. Use it when discovering facts relevant to all "
+          "agents."),
+      schema=_schema({
+          "topic": {"type": "string",
+                    "description": "Topic file to update (e.g., 'people', 'systems', "
+                                   "'preferences')"},
+          "content": {"type": "string",
+                      "description": "Full content for the topic file (replaces existing)"},
+      }, ["topic", "content"]))
+def update_world_tool(ctx: ToolContext, args: dict) -> str:
+    return update_world(ctx, args["topic"], args["content"])
+
+
+# -- the current code's single action-based tool ----------------------------------------
+
+@tool("memory", dialect="duragent", layouts=LAYOUTS, destructive=True,
+      title="Memory (Duragent)",
+      description=(
+          "Manage your persistent memory. Actions: 'recall' (load world knowledge, long-term "
+          "memory, recent experiences), 'remember' (record to daily log), 'reflect' "
+          "(read/update MEMORY.md), 'update_world' (write shared world knowledge). Call "
+          "'recall' when starting a new session or when you need context about the user, "
+          "their projects, or prior conversations. Do not call it on every message."),
+      schema=_schema({
+          "action": {"type": "string", "enum": list(ACTIONS),
+                     "description": "Action to perform"},
+          "days": {"type": "integer", "minimum": 1, "maximum": MAX_RECALL_DAYS,
+                   "description": "(recall) How many days of daily logs to load (default: 3)"
+                                  "." + _CLAMP_NOTE},
+          "content": {"type": "string",
+                      "description": "(remember) What to record. (reflect) New content for "
+                                     "MEMORY.md — omit to read current memory first."},
+          "topic": {"type": "string",
+                    "description": "(update_world) Topic file to update (e.g., 'people', "
+                                   "'systems', 'preferences')"},
+      }, ["action"]),
+      enum_errors={"action": "Unknown action: '{value}'. Use: " + ", ".join(ACTIONS)})
+def memory_tool(ctx: ToolContext, args: dict) -> str:
+    action = args["action"]
+    if action == "recall":
+        return recall(ctx, args.get("days", DEFAULT_DAYS))
+    if action == "remember":
+        if "content" not in args:
+            raise ToolError("'content' is required for remember action")
+        return remember(ctx, args["content"], "remember")
+    if action == "reflect":
+        return reflect(ctx, args.get("content"), "reflect")
+    if action == "update_world":
+        for key in ("topic", "content"):
+            if key not in args:
+                raise ToolError(f"'{key}' is required for update_world action")
+        return update_world(ctx, args["topic"], args["content"], "update_world")
+    raise ToolError(f"Unknown action: '{action}'. Use: {', '.join(ACTIONS)}")

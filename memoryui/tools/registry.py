@@ -7,6 +7,7 @@ checks and error texts live here once.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -66,6 +67,8 @@ class Tool:
     destructive: bool = False
     idempotent: bool = False
     title: str = ""
+    # property -> the framework's text for a value outside the schema's enum ("{value}").
+    enum_errors: dict[str, str] = field(default_factory=dict)
 
     def anthropic(self) -> dict:
         return {"name": self.name, "description": self.description,
@@ -87,12 +90,13 @@ def register(tool: Tool) -> Tool:
 
 def tool(name: str, *, dialect: str, description: str, schema: dict, layouts: set[str],
          read_only: bool = False, destructive: bool = False, idempotent: bool = False,
-         title: str = "") -> Callable[[Callable[[ToolContext, dict], str]], Callable]:
+         title: str = "", enum_errors: dict[str, str] | None = None
+         ) -> Callable[[Callable[[ToolContext, dict], str]], Callable]:
     """Decorator registering a tool function `fn(ctx, args) -> result text`."""
 
     def deco(fn: Callable[[ToolContext, dict], str]) -> Callable[[ToolContext, dict], str]:
         register(Tool(name, dialect, description, schema, fn, frozenset(layouts), read_only,
-                      destructive, idempotent, title or name))
+                      destructive, idempotent, title or name, dict(enum_errors or {})))
         return fn
 
     return deco
@@ -129,7 +133,7 @@ def find_tool(layout: str, name: str, args: dict | None = None) -> Tool | None:
     return listed.get(name)
 
 
-def check_args(schema: dict, args: object) -> dict:
+def check_args(schema: dict, args: object, enum_errors: dict[str, str] | None = None) -> dict:
     """Validate arguments against the tool's schema: types, required keys, unknown keys."""
     if not isinstance(args, dict):
         raise ToolError("the request body must be a JSON object of tool arguments")
@@ -146,10 +150,14 @@ def check_args(schema: dict, args: object) -> dict:
         spec = props.get(key)
         if spec is None:
             continue
+        if (enum_errors and key in enum_errors and isinstance(value, str)
+                and value not in spec.get("enum", [value]) and not _SURROGATE.search(value)):
+            raise ToolError(enum_errors[key].format(value=value))
         _check_type(key, spec, value)
     return args
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _TYPES = {"string": str, "integer": int, "boolean": bool, "object": dict, "array": list,
           "number": (int, float)}
 
@@ -170,6 +178,8 @@ def _check_type(key: str, spec: dict, value: object) -> None:
     if not ok:
         raise ToolError(f"field '{key}' must be of type {' or '.join(names)}, "
                         f"got {type(value).__name__ if value is not None else 'null'}")
+    if isinstance(value, str) and _SURROGATE.search(value):
+        raise ToolError(f"field '{key}' is not valid Unicode text (it has a lone surrogate)")
     if "enum" in spec and value not in spec["enum"]:
         raise ToolError(f"field '{key}' must be one of: {', '.join(map(str, spec['enum']))}")
     if spec.get("type") == "array" and "items" in spec and isinstance(value, list):
@@ -184,7 +194,7 @@ def call_tool(ctx: ToolContext, name: str, args: object) -> str:
         offered = ", ".join(sorted(x.name for x in tools_for(ctx.store.layout.key)))
         raise ToolError(f"unknown tool '{name}'; this workspace offers: {offered}",
                         "not_found", 404)
-    checked = check_args(t.input_schema, args)
+    checked = check_args(t.input_schema, args, t.enum_errors)
     try:
         return t.func(ctx, checked)
     except StoreError as exc:

@@ -1,1 +1,15 @@
-urlpatterns: list = []
+"""Review and promote URLs (mounted at /review/; the queue is "review")."""
+
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("", views.queue, name="review"),
+    path("entry/", views.entry, name="review_entry"),
+    path("promote/", views.promote, name="review_promote"),
+    path("dismiss/", views.dismiss, name="review_dismiss"),
+    path("dismiss/confirm/", views.dismiss_confirm, name="review_dismiss_confirm"),
+    path("reopen/", views.reopen, name="review_reopen"),
+    path("undo/<int:pk>/", views.undo, name="review_undo"),
+]

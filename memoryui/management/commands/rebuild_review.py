@@ -1,0 +1,28 @@
+"""Rebuild promotions and promoted entries from the `Promoted-From` trailers in git."""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from memoryui.review import rebuild
+from memoryui.workspace import get_store
+
+
+class Command(BaseCommand):
+    help = ("Recreate review state (promotions and promoted entries) from the workspace's "
+            "history. Undone promotions (a later commit with `Reverts: <sha>`) come back as "
+            "undone. Dismissals are kept: they live only in the database.")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--dry-run", action="store_true",
+                            help="count what would be rebuilt without changing the database")
+
+    def handle(self, *args: object, **opts: object) -> None:
+        stats = rebuild(get_store(), dry_run=bool(opts["dry_run"]))
+        verb = "would rebuild" if opts["dry_run"] else "rebuilt"
+        self.stdout.write(
+            f"{verb} {stats.promotions} promotion(s) ({stats.undone} undone), "
+            f"{stats.entries} promoted entr{'y' if stats.entries == 1 else 'ies'}; "
+            f"kept {stats.dismissals_kept} dismissal(s)")
+        for line in stats.skipped:
+            self.stderr.write(f"  skipped {line}")

@@ -1,0 +1,115 @@
+"""`GET /api/v1/search`: agents search what they may read, and nothing else."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memoryui.store import Actor
+
+ALICE = Actor.user("alice")
+
+
+def auth(token: str) -> dict:
+    return {"HTTP_AUTHORIZATION": f"Bearer {token}"}
+
+
+@pytest.fixture
+def ws(workspace):
+    s = workspace
+    for scope in ("ops-bot", "billing-agent"):
+        s.write(s.path_for("note", scope, "failover"), f"failover plan of {scope}\n",
+                actor=Actor.agent(scope), tool="t")
+    s.write(s.path_for("world", None, "failover"), "failover is shared knowledge\n",
+            actor=ALICE, tool="t")
+    s.write(s.path_for("global"), "global failover policy\n", actor=ALICE, tool="t")
+    s.write(s.path_for("skill", None, "failover-drill"),
+            "---\nname: failover-drill\ndescription: run a drill\n---\nfailover steps\n",
+            actor=ALICE, tool="t")
+    s.write("directives/failover.md", "failover directive\n", actor=ALICE, tool="t")
+    return s
+
+
+def paths(resp) -> set[str]:
+    return {r["path"] for r in resp.json()["results"]}
+
+
+def test_no_token_is_401(client, ws, db):
+    resp = client.get("/api/v1/search?q=failover")
+    assert resp.status_code == 401
+    assert resp.json()["error"]["code"] == "unauthorized"
+    resp = client.get("/api/v1/search?q=failover", **auth("mui_not-a-real-token"))
+    assert resp.status_code == 401
+
+
+def test_a_scope_token_sees_its_scope_and_the_shared_files(client, ws, make_token):
+    resp = client.get("/api/v1/search?q=failover", **auth(make_token("ops-bot")))
+    assert resp.status_code == 200
+    assert paths(resp) == {
+        "agents/ops-bot/memory/notes/failover.md", "memory/world/failover.md",
+        "memory/MEMORY.md", "skills/failover-drill/SKILL.md"}
+    assert resp.json()["total"] == 4
+
+
+def test_a_scope_token_cannot_ask_for_another_scope(client, ws, make_token):
+    resp = client.get("/api/v1/search?q=failover&scope=billing-agent",
+                      **auth(make_token("ops-bot")))
+    assert resp.status_code == 403
+    assert resp.json()["error"]["code"] == "forbidden"
+
+
+def test_an_admin_token_sees_everything_and_can_filter(client, ws, make_token):
+    admin = make_token(admin=True)
+    resp = client.get("/api/v1/search?q=failover&limit=50", **auth(admin))
+    assert len(paths(resp)) == 6
+    resp = client.get("/api/v1/search?q=failover&scope=billing-agent", **auth(admin))
+    assert paths(resp) == {"agents/billing-agent/memory/notes/failover.md"}
+    resp = client.get("/api/v1/search?q=failover&kind=world", **auth(admin))
+    assert paths(resp) == {"memory/world/failover.md"}
+
+
+def test_results_carry_path_kind_scope_score_and_snippet(client, ws, make_token):
+    resp = client.get("/api/v1/search?q=plan", **auth(make_token("ops-bot")))
+    [hit] = resp.json()["results"]
+    assert hit["path"] == "agents/ops-bot/memory/notes/failover.md"
+    assert hit["kind"] == "note" and hit["scope"] == "ops-bot"
+    assert hit["score"] > 0
+    assert hit["snippet"] == "failover plan of ops-bot\n"
+    start, end = hit["highlights"][0]
+    assert hit["snippet"][start:end] == "plan"
+
+
+def test_limit_caps_the_results(client, ws, make_token):
+    resp = client.get("/api/v1/search?q=failover&limit=2", **auth(make_token(admin=True)))
+    body = resp.json()
+    assert len(body["results"]) == 2 and body["total"] == 6
+
+
+@pytest.mark.parametrize("query, needle", [
+    ("q=", "q is required"),
+    ('q="open', "Unbalanced quote"),
+    ("q=(failover", "parenthesis is not closed"),
+    ("q=failover&limit=0", "limit"),
+    ("q=failover&limit=lots", "limit"),
+    ("q=failover&kind=diary", "unknown kind"),
+    ("q=failover&scope=../etc", "invalid scope"),
+    ("q=failover&since=someday", "not a date"),
+])
+def test_bad_requests_get_a_clear_400(client, ws, make_token, query, needle):
+    resp = client.get(f"/api/v1/search?{query}", **auth(make_token(admin=True)))
+    assert resp.status_code == 400
+    err = resp.json()["error"]
+    assert err["code"] == "invalid_arguments" and needle in err["message"]
+
+
+def test_what_an_agent_remembers_is_found_by_search(client, ws, make_token):
+    token = make_token("ops-bot")
+    resp = client.post("/api/v1/agents/ops-bot/tools/remember",
+                       data=json.dumps({"content": "The quokka cluster needs a reboot."}),
+                       content_type="application/json", **auth(token))
+    assert resp.status_code == 200
+    resp = client.get("/api/v1/search?q=quokka", **auth(token))
+    [hit] = resp.json()["results"]
+    assert hit["kind"] == "daily" and hit["scope"] == "ops-bot"
+    assert hit["entry_id"]

@@ -1,0 +1,424 @@
+"""Claude's memory tool over the workspace: the reference implementation's exact texts,
+Letta's aliases, one attributed commit per change, and no way out of the scope folder."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memoryui.store import Actor, Store
+from memoryui.tools.registry import ToolContext, ToolError, call_tool, find_tool, tools_for
+
+SCOPE = "ops-bot"
+FOLDER = f"agents/{SCOPE}/memory"  # /memories in the duragent layout
+LISTING = "Here're the files and directories up to 2 levels deep in {}, excluding hidden items:"
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Iterator[Store]:
+    s = Store(tmp_path / "ws", "duragent")
+    yield s
+    s.close()
+
+
+def ctx_for(store: Store, scope: str = SCOPE) -> ToolContext:
+    return ToolContext(store, scope, Actor.agent(scope))
+
+
+def run(store: Store, **args: object) -> str:
+    return call_tool(ctx_for(store), "memory", args)
+
+
+def fails(store: Store, **args: object) -> ToolError:
+    with pytest.raises(ToolError) as info:
+        run(store, **args)
+    return info.value
+
+
+def put(store: Store, rel: str, text: str) -> None:
+    store.write(f"{FOLDER}/{rel}", text, actor=Actor.user("lead"), tool="edit")
+
+
+def commits(store: Store) -> list:
+    return store.log(limit=100)
+
+
+# -- view -------------------------------------------------------------------------------
+
+def test_view_of_an_empty_memory_lists_only_the_root(ws: Store) -> None:
+    assert run(ws, command="view", path="/memories") == (
+        LISTING.format("/memories") + "\n4K\t/memories")
+
+
+def test_view_lists_two_levels_with_reference_sizes_and_no_hidden_items(ws: Store) -> None:
+    put(ws, "MEMORY.md", "")
+    put(ws, "notes/deploys.md", "x" * 1536)
+    put(ws, "notes/deep/too-deep.md", "never listed")
+    put(ws, "daily/2026-02-12.md", "# 2026-02-12\n")
+    (ws.root / FOLDER / ".secret").write_text("hidden")
+    (ws.root / FOLDER / "big.md").write_bytes(b"y" * (3 * 1024 * 1024))
+    assert run(ws, command="view", path="/memories") == "\n".join([
+        LISTING.format("/memories"),
+        "4K\t/memories",
+        "0B\t/memories/MEMORY.md",
+        "3M\t/memories/big.md",
+        "4K\t/memories/daily/",
+        "13B\t/memories/daily/2026-02-12.md",
+        "4K\t/memories/notes/",
+        "4K\t/memories/notes/deep/",
+        "1.5K\t/memories/notes/deploys.md",
+    ])
+
+
+def test_view_of_a_subfolder_uses_the_path_as_given(ws: Store) -> None:
+    put(ws, "notes/a.md", "abc")
+    assert run(ws, command="view", path="/memories/notes") == "\n".join([
+        LISTING.format("/memories/notes"), "4K\t/memories/notes", "3B\t/memories/notes/a.md"])
+
+
+def test_view_file_numbers_lines_like_the_reference(ws: Store) -> None:
+    put(ws, "MEMORY.md", "# Ops\n- deploys on Fridays\n- staging is flaky\n")
+    assert run(ws, command="view", path="/memories/MEMORY.md") == (
+        "Here's the content of /memories/MEMORY.md with line numbers:\n"
+        "     1\t# Ops\n     2\t- deploys on Fridays\n     3\t- staging is flaky\n     4\t")
+
+
+def test_view_range_is_one_based_inclusive_and_minus_one_means_end(ws: Store) -> None:
+    put(ws, "a.md", "one\ntwo\nthree\nfour")
+    head = "Here's the content of /memories/a.md with line numbers:\n"
+    assert run(ws, command="view", path="/memories/a.md", view_range=[2, 3]) == (
+        head + "     2\ttwo\n     3\tthree")
+    assert run(ws, command="view", path="/memories/a.md", view_range=[3, -1]) == (
+        head + "     3\tthree\n     4\tfour")
+
+
+def test_view_of_a_missing_path(ws: Store) -> None:
+    err = fails(ws, command="view", path="/memories/nope.md")
+    assert err.message == "The path /memories/nope.md does not exist. Please provide a valid path."
+    assert (err.status, err.code) == (404, "not_found")
+
+
+# -- create -----------------------------------------------------------------------------
+
+def test_create_writes_the_scope_file_as_one_commit_by_the_agent(ws: Store) -> None:
+    before = len(commits(ws))
+    out = run(ws, command="create", path="/memories/progress.md", file_text="step 1 done\n")
+    assert out == "File created successfully at: /memories/progress.md"
+    assert ws.read(f"{FOLDER}/progress.md") == "step 1 done\n"
+    log = commits(ws)
+    assert len(log) == before + 1
+    assert log[0].actor == f"agent:{SCOPE}"
+    assert log[0].author == SCOPE
+    assert log[0].tools == ["memory"]
+    assert [f.path for f in log[0].files] == [f"{FOLDER}/progress.md"]
+
+
+def test_create_makes_parent_folders(ws: Store) -> None:
+    run(ws, command="create", path="/memories/projects/infra/plan.md", file_text="plan")
+    assert ws.read(f"{FOLDER}/projects/infra/plan.md") == "plan"
+
+
+def test_create_refuses_to_overwrite_like_the_reference(ws: Store) -> None:
+    put(ws, "progress.md", "curated by the lead")
+    err = fails(ws, command="create", path="/memories/progress.md", file_text="oops")
+    assert err.message == "File /memories/progress.md already exists"
+    assert (err.status, err.code) == (409, "conflict")
+    assert ws.read(f"{FOLDER}/progress.md") == "curated by the lead"
+    assert fails(ws, command="create", path="/memories", file_text="x").message == (
+        "File /memories already exists")
+
+
+def test_create_below_a_file_is_a_clear_error(ws: Store) -> None:
+    put(ws, "a.md", "x")
+    err = fails(ws, command="create", path="/memories/a.md/b.md", file_text="y")
+    assert err.message == "Cannot create /memories/a.md/b.md: /memories/a.md is a file"
+    assert err.status == 400
+
+
+def test_create_needs_file_text(ws: Store) -> None:
+    err = fails(ws, command="create", path="/memories/x.md")
+    assert err.message == "missing required field 'file_text' for command 'create'"
+
+
+# -- str_replace ------------------------------------------------------------------------
+
+TEXT = "line 1\nline 2\nline 3\nline 4\nline 5\nline 6\nline 7\n"
+
+
+def test_str_replace_returns_the_reference_snippet(ws: Store) -> None:
+    put(ws, "a.md", TEXT)
+    out = run(ws, command="str_replace", path="/memories/a.md", old_str="line 4",
+              new_str="line four")
+    assert out == (
+        "The memory file has been edited. Here is the snippet showing the change "
+        "(with line numbers):\n"
+        "     2\tline 2\n     3\tline 3\n     4\tline four\n     5\tline 5\n     6\tline 6")
+    assert ws.read(f"{FOLDER}/a.md") == TEXT.replace("line 4", "line four")
+
+
+def test_str_replace_snippet_is_clipped_at_the_top(ws: Store) -> None:
+    put(ws, "a.md", "alpha\nbeta\n")
+    out = run(ws, command="str_replace", path="/memories/a.md", old_str="alpha", new_str="A")
+    assert out.split("\n", 1)[1] == "     1\tA\n     2\tbeta\n     3\t"
+
+
+def test_str_replace_with_no_match(ws: Store) -> None:
+    put(ws, "a.md", TEXT)
+    err = fails(ws, command="str_replace", path="/memories/a.md", old_str="line 9",
+                new_str="x")
+    assert err.message == ("No replacement was performed, old_str `line 9` did not appear "
+                           "verbatim in /memories/a.md.")
+    assert err.status == 400
+
+
+def test_str_replace_with_several_matches_names_their_lines(ws: Store) -> None:
+    put(ws, "a.md", "todo: a\nok\ntodo: b\n\ntodo: c\n")
+    before = len(commits(ws))
+    err = fails(ws, command="str_replace", path="/memories/a.md", old_str="todo", new_str="x")
+    assert err.message == ("No replacement was performed. Multiple occurrences of old_str "
+                           "`todo` in lines: 1, 3, 5. Please ensure it is unique")
+    assert ws.read(f"{FOLDER}/a.md") == "todo: a\nok\ntodo: b\n\ntodo: c\n"
+    assert len(commits(ws)) == before
+
+
+def test_str_replace_on_a_folder_or_missing_file(ws: Store) -> None:
+    put(ws, "notes/a.md", "x")
+    assert fails(ws, command="str_replace", path="/memories/notes", old_str="x",
+                 new_str="y").message == "The path /memories/notes is not a file."
+    err = fails(ws, command="str_replace", path="/memories/gone.md", old_str="x", new_str="y")
+    assert err.message == "The path /memories/gone.md does not exist. Please provide a valid path."
+    assert err.status == 404
+
+
+def test_str_replace_accepts_lettas_names_and_reason(ws: Store) -> None:
+    put(ws, "a.md", "staging is flaky\n")
+    out = run(ws, command="str_replace", file_path="/memories/a.md",
+              old_string="flaky", new_string="fixed since v2", reason="staging got fixed")
+    assert out.startswith("The memory file has been edited.")
+    assert ws.read(f"{FOLDER}/a.md") == "staging is fixed since v2\n"
+    assert commits(ws)[0].subject == "staging got fixed"
+    assert commits(ws)[0].actor == f"agent:{SCOPE}"
+
+
+def test_str_replace_without_new_str_deletes_the_text(ws: Store) -> None:
+    put(ws, "a.md", "keep DROP keep\n")
+    run(ws, command="str_replace", path="/memories/a.md", old_str=" DROP")
+    assert ws.read(f"{FOLDER}/a.md") == "keep keep\n"
+
+
+def test_conflicting_alias_values_are_refused(ws: Store) -> None:
+    put(ws, "a.md", "x\n")
+    err = fails(ws, command="str_replace", path="/memories/a.md", old_str="x",
+                old_string="y", new_str="z")
+    assert err.message == "'old_str' and its alias 'old_string' disagree; send only one"
+
+
+# -- insert -----------------------------------------------------------------------------
+
+def test_insert_after_a_line_and_at_the_top(ws: Store) -> None:
+    put(ws, "a.md", "one\nthree\n")
+    assert run(ws, command="insert", path="/memories/a.md", insert_line=1,
+               insert_text="two\n") == "The file /memories/a.md has been edited."
+    assert ws.read(f"{FOLDER}/a.md") == "one\ntwo\nthree\n"
+    run(ws, command="insert", path="/memories/a.md", insert_line=0, insert_text="zero")
+    run(ws, command="insert", path="/memories/a.md", insert_line=4, insert_text="four")
+    assert ws.read(f"{FOLDER}/a.md") == "zero\none\ntwo\nthree\nfour\n"
+
+
+def test_insert_out_of_range(ws: Store) -> None:
+    put(ws, "a.md", "one\ntwo\n")
+    for line in (3, -1):
+        err = fails(ws, command="insert", path="/memories/a.md", insert_line=line,
+                    insert_text="x")
+        assert err.message == (f"Invalid `insert_line` parameter: {line}. It should be within "
+                               "the range [0, 2].")
+        assert err.status == 400
+    assert ws.read(f"{FOLDER}/a.md") == "one\ntwo\n"
+
+
+def test_insert_into_a_missing_file(ws: Store) -> None:
+    err = fails(ws, command="insert", path="/memories/a.md", insert_line=0, insert_text="x")
+    assert err.message == "The path /memories/a.md does not exist. Please provide a valid path."
+
+
+# -- delete -----------------------------------------------------------------------------
+
+def test_delete_a_file(ws: Store) -> None:
+    put(ws, "old.md", "stale")
+    assert run(ws, command="delete", path="/memories/old.md") == "Successfully deleted /memories/old.md"
+    assert not (ws.root / FOLDER / "old.md").exists()
+    assert commits(ws)[0].actor == f"agent:{SCOPE}"
+
+
+def test_delete_a_folder_is_one_commit(ws: Store) -> None:
+    put(ws, "notes/a.md", "a")
+    put(ws, "notes/sub/b.md", "b")
+    put(ws, "keep.md", "k")
+    before = len(commits(ws))
+    assert run(ws, command="delete", path="/memories/notes") == "Successfully deleted /memories/notes"
+    assert not (ws.root / FOLDER / "notes").exists()
+    assert ws.read(f"{FOLDER}/keep.md") == "k"
+    log = commits(ws)
+    assert len(log) == before + 1
+    assert sorted(f.path for f in log[0].files) == [f"{FOLDER}/notes/a.md",
+                                                     f"{FOLDER}/notes/sub/b.md"]
+
+
+def test_delete_refuses_the_root_and_reports_missing_paths(ws: Store) -> None:
+    put(ws, "a.md", "a")
+    for root in ("/memories", "/memories/", "/memories/notes/.."):
+        assert fails(ws, command="delete", path=root).message == (
+            "Cannot delete the /memories directory itself")
+    err = fails(ws, command="delete", path="/memories/nope")
+    assert err.message == "The path /memories/nope does not exist"
+    assert err.status == 404
+    assert ws.read(f"{FOLDER}/a.md") == "a"
+
+
+# -- rename -----------------------------------------------------------------------------
+
+def test_rename_a_file(ws: Store) -> None:
+    put(ws, "draft.md", "text")
+    before = len(commits(ws))
+    out = run(ws, command="rename", old_path="/memories/draft.md",
+              new_path="/memories/archive/final.md", reason="archive the draft")
+    assert out == "Successfully renamed /memories/draft.md to /memories/archive/final.md"
+    assert ws.read(f"{FOLDER}/archive/final.md") == "text"
+    assert not (ws.root / FOLDER / "draft.md").exists()
+    log = commits(ws)
+    assert len(log) == before + 1
+    assert log[0].subject == "archive the draft"
+
+
+def test_rename_a_folder_is_one_commit(ws: Store) -> None:
+    put(ws, "notes/a.md", "a")
+    put(ws, "notes/sub/b.md", "b")
+    before = len(commits(ws))
+    run(ws, command="rename", old_path="/memories/notes", new_path="/memories/topics")
+    assert ws.read(f"{FOLDER}/topics/a.md") == "a"
+    assert ws.read(f"{FOLDER}/topics/sub/b.md") == "b"
+    assert not (ws.root / FOLDER / "notes").exists()
+    assert len(commits(ws)) == before + 1
+
+
+def test_rename_onto_an_existing_path_or_from_a_missing_one(ws: Store) -> None:
+    put(ws, "a.md", "a")
+    put(ws, "b.md", "b")
+    err = fails(ws, command="rename", old_path="/memories/a.md", new_path="/memories/b.md")
+    assert err.message == "The destination /memories/b.md already exists"
+    assert (err.status, err.code) == (409, "conflict")
+    err = fails(ws, command="rename", old_path="/memories/c.md", new_path="/memories/d.md")
+    assert err.message == "The path /memories/c.md does not exist"
+    assert err.status == 404
+    assert ws.read(f"{FOLDER}/b.md") == "b"
+
+
+def test_rename_a_folder_into_itself_is_refused(ws: Store) -> None:
+    put(ws, "notes/a.md", "a")
+    err = fails(ws, command="rename", old_path="/memories/notes",
+                new_path="/memories/notes/inner")
+    assert err.message == "Cannot move /memories/notes into itself (/memories/notes/inner)"
+    assert ws.read(f"{FOLDER}/notes/a.md") == "a"
+
+
+# -- paths: no way out ------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", ["/memories/../MEMORY.md", "/memories/a/../../x.md",
+                                  "/memories/../../../etc/passwd"])
+def test_traversal_is_refused_with_the_reference_text(ws: Store, path: str) -> None:
+    err = fails(ws, command="create", path=path, file_text="x")
+    assert err.message == f"Path {path} would escape /memories directory"
+    assert err.status == 400
+    assert ws.list_files() == []
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "memories/a.md", "/memoriesX/a.md", ""])
+def test_paths_must_start_with_memories(ws: Store, path: str) -> None:
+    err = fails(ws, command="view", path=path)
+    assert err.message == f"Path must start with /memories, got: {path}"
+
+
+def test_dot_dot_inside_memories_stays_inside(ws: Store) -> None:
+    run(ws, command="create", path="/memories/notes/../top.md", file_text="x")
+    assert ws.read(f"{FOLDER}/top.md") == "x"
+
+
+def test_symlink_escape_is_refused(ws: Store, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("secret")
+    folder = ws.root / FOLDER
+    folder.mkdir(parents=True)
+    os.symlink(outside, folder / "link")
+    for args in ({"command": "view", "path": "/memories/link/secret.md"},
+                 {"command": "create", "path": "/memories/link/new.md", "file_text": "x"},
+                 {"command": "delete", "path": "/memories/link"}):
+        assert fails(ws, **args).message == "Path would escape /memories directory via symlink"
+    assert sorted(p.name for p in outside.iterdir()) == ["secret.md"]
+    assert run(ws, command="view", path="/memories") == LISTING.format("/memories") + (
+        "\n4K\t/memories")
+
+
+def test_hidden_names_are_refused_in_memories_terms(ws: Store) -> None:
+    err = fails(ws, command="create", path="/memories/.env", file_text="x")
+    assert err.message == "invalid path '/memories/.env': hidden names are reserved"
+    assert err.status == 400
+
+
+# -- layouts: /memories is the scope's memory folder ------------------------------------
+
+@pytest.mark.parametrize(("layout", "scope", "folder"), [
+    ("duragent", "ops-bot", "agents/ops-bot/memory"),
+    ("dagu", "nightly-etl", "memory/dags/nightly-etl"),
+    ("zerostack", "shop-1a2b3c4d", "projects/shop-1a2b3c4d"),
+    ("jutul", "0123456789ab", "workspaces/0123456789ab/memory"),
+])
+def test_each_layout_maps_memories_to_the_scope_folder(tmp_path: Path, layout: str,
+                                                       scope: str, folder: str) -> None:
+    store = Store(tmp_path / layout, layout)
+    other = "someone-else"
+    store.write(store.layout.scope_prefix(other) + "x.md", "theirs",
+                actor=Actor.agent(other), tool="edit")
+    ctx = ctx_for(store, scope)
+    for args in ({"command": "create", "path": "/memories/notes.md", "file_text": "a\n"},
+                 {"command": "str_replace", "path": "/memories/notes.md", "old_str": "a",
+                  "new_str": "b"},
+                 {"command": "rename", "old_path": "/memories/notes.md",
+                  "new_path": "/memories/kept.md"}):
+        call_tool(ctx, "memory", args)
+    assert [p for p in store.list_files() if not p.startswith(store.layout.scope_prefix(other))
+            ] == [f"{folder}/kept.md"]
+    assert store.read(f"{folder}/kept.md") == "b\n"
+    listing = call_tool(ctx, "memory", {"command": "view", "path": "/memories"})
+    assert "theirs" not in listing and other not in listing
+    store.close()
+
+
+# -- registry ---------------------------------------------------------------------------
+
+def test_schema_is_one_strict_object_with_a_command_enum() -> None:
+    tool = next(t for t in tools_for("zerostack") if t.name == "memory")
+    assert tool.dialect == "anthropic"
+    schema = tool.input_schema
+    assert schema["additionalProperties"] is False
+    assert schema["required"] == ["command"]
+    assert schema["properties"]["command"]["enum"] == [
+        "view", "create", "str_replace", "insert", "delete", "rename"]
+    assert {"old_string", "new_string", "file_path", "reason"} <= set(schema["properties"])
+
+
+def test_unknown_fields_and_commands_are_refused(ws: Store) -> None:
+    assert "unknown field(s): colour" in fails(ws, command="view", path="/memories",
+                                               colour="red").message
+    assert fails(ws, command="update_description", path="/memories").message.startswith(
+        "field 'command' must be one of: view, create")
+
+
+def test_duragent_lists_its_own_memory_but_dispatches_command_to_anthropics() -> None:
+    listed = {t.name: t.dialect for t in tools_for("duragent")}
+    assert listed["memory"] == "duragent"
+    assert find_tool("duragent", "memory", {"command": "view"}).dialect == "anthropic"
+    assert {t.name: t.dialect for t in tools_for("dagu")}["memory"] == "anthropic"

@@ -1,0 +1,167 @@
+"""Pending changes: files changed outside memoryui, listed with diffs, committed or discarded."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryui.web.history import views
+from tests.web.test_history import MEM, V3, WORLD, Seeded, git, seed
+
+NOTE = "agents/ops-bot/memory/notes/runbook.md"
+
+
+@pytest.fixture
+def seeded(workspace) -> Seeded:
+    return seed(workspace)
+
+
+def outside_edit(seeded: Seeded) -> None:
+    """An agent writing natively: MEMORY.md changed on disk, not through memoryui."""
+    (seeded.store.root / MEM).write_text(V3 + "- written natively by the agent\n")
+
+
+def test_pending_lists_outside_changes_with_owner_and_diff(client_as, seeded):
+    outside_edit(seeded)
+    r = client_as("viewer").get("/pending/")
+    assert r.status_code == 200
+    html = r.content.decode()
+    assert f'href="/f/{MEM}"' in html
+    assert '<span class="badge pending-status pending-modified">modified</span>' in html
+    assert '<span class="badge badge-agent">ops-bot</span>' in html
+    assert ('<tr class="add"><td class="ln"></td><td class="ln" data-line="5"></td>'
+            '<td class="code">- written natively by the agent</td></tr>') in html
+    # viewers read; only curators get the controls
+    assert 'name="paths"' not in html and "Commit selected" not in html
+    curator = client_as("curator").get("/pending/").content.decode()
+    assert f'name="paths" value="{MEM}"' in curator and "Commit selected" in curator
+
+
+def test_nothing_pending(client_as, seeded):
+    html = client_as("viewer").get("/pending/").content.decode()
+    assert "No pending changes" in html
+
+
+def test_commit_attributes_the_change_to_the_owning_agent(client_as, seeded):
+    store = seeded.store
+    outside_edit(seeded)
+    c = client_as("curator")
+    r = c.post("/pending/commit", {"paths": [MEM]})
+    assert r.status_code == 302
+    head = store.head()
+    assert r["Location"] == f"/pending/?committed={head}"
+    info = store.log(MEM, limit=1)[0]
+    assert info.sha == head
+    assert info.author == "ops-bot" and info.email == "ops-bot@agents.memoryui"
+    assert info.actor == "agent:ops-bot"
+    assert git(store, "show", f"HEAD:{MEM}").endswith("- written natively by the agent\n")
+    assert store.pending() == []
+    page = c.get(r["Location"]).content.decode()
+    assert f'href="/commit/{head}/"' in page and "No pending changes" in page
+    assert "attributed to the owning scopes" in page
+
+
+def test_commit_attributed_to_me_with_a_message(client_as, seeded):
+    store = seeded.store
+    outside_edit(seeded)
+    (store.root / "memory/world/new-topic.md").write_text("# New\n")
+    c = client_as("curator")
+    r = c.post("/pending/commit", {"paths": [MEM, "memory/world/new-topic.md"],
+                                   "attribute": "me", "message": "Take in native writes"})
+    assert r.status_code == 302
+    info = store.log(limit=1)[0]
+    assert info.subject == "Take in native writes"
+    assert info.actor == "user:curator" and info.author == "curator"
+    assert {f.path for f in info.files} == {MEM, "memory/world/new-topic.md"}
+    assert info.trailers["Committed-By"] == ["user:curator"]
+
+
+def test_commit_an_outside_deletion(client_as, seeded):
+    store = seeded.store
+    (store.root / WORLD).unlink()
+    html = client_as("viewer").get("/pending/").content.decode()
+    assert '<span class="badge pending-status pending-deleted">deleted</span>' in html
+    assert f'href="/history/{WORLD}"' in html
+    client_as("curator").post("/pending/commit", {"paths": [WORLD]})
+    info = store.log(WORLD, limit=1)[0]
+    assert [(f.status, f.path) for f in info.files] == [("D", WORLD)]
+    assert info.actor == "external:workspace"  # no scope owns a world topic
+
+
+def test_discard_asks_first_then_puts_the_file_back(client_as, seeded):
+    store = seeded.store
+    outside_edit(seeded)
+    c = client_as("curator")
+    r = c.post("/pending/discard", {"paths": [MEM]})
+    assert r.status_code == 200
+    html = r.content.decode()
+    assert "cannot be recovered" in html and 'name="confirm" value="yes"' in html
+    assert "written natively" in (store.root / MEM).read_text()  # not yet
+    r = c.post("/pending/discard", {"paths": [MEM], "confirm": "yes"})
+    assert r.status_code == 302 and r["Location"] == "/pending/"
+    assert (store.root / MEM).read_text() == V3
+    assert store.pending() == []
+    assert "Discarded the outside changes to 1 file(s)" in c.get("/pending/").content.decode()
+
+
+def test_discard_removes_an_untracked_new_file(client_as, seeded):
+    store = seeded.store
+    (store.root / NOTE).parent.mkdir(parents=True)
+    (store.root / NOTE).write_text("stray note\n")
+    html = client_as("viewer").get("/pending/").content.decode()
+    assert '<span class="badge pending-status pending-added">added</span>' in html
+    r = client_as("curator").post("/pending/discard", {"paths": [NOTE], "confirm": "yes"})
+    assert r.status_code == 302
+    assert not (store.root / NOTE).exists()
+    assert store.pending() == []
+
+
+def test_discard_with_htmx_redirects_the_page(client_as, seeded):
+    outside_edit(seeded)
+    r = client_as("curator").post("/pending/discard", {"paths": [MEM], "confirm": "yes"},
+                                  HTTP_HX_REQUEST="true")
+    assert r["HX-Redirect"] == "/pending/"
+    assert (seeded.store.root / MEM).read_text() == V3
+
+
+def test_nothing_selected(client_as, seeded):
+    outside_edit(seeded)
+    c = client_as("curator")
+    for url in ("/pending/commit", "/pending/discard"):
+        r = c.post(url, {})
+        assert r.status_code == 302 and r["Location"] == "/pending/"
+    page = c.get("/pending/").content.decode()
+    assert "Select at least one file" in page
+    assert seeded.store.pending() != []
+
+
+def test_paths_that_are_not_pending_are_ignored(client_as, seeded):
+    head = seeded.store.head()
+    c = client_as("curator")
+    r = c.post("/pending/commit", {"paths": [WORLD]})
+    assert r.status_code == 302
+    assert seeded.store.head() == head
+    assert "no longer have pending changes" in c.get("/pending/").content.decode()
+    assert c.post("/pending/commit", {"paths": ["../../etc/passwd"]}).status_code == 400
+    assert c.post("/pending/discard", {"paths": ["/etc/passwd"],
+                                       "confirm": "yes"}).status_code == 400
+
+
+def test_pending_diff_page_and_fragment(client_as, seeded):
+    outside_edit(seeded)
+    c = client_as("viewer")
+    full = c.get(f"/pending/diff/{MEM}").content.decode()
+    assert "<html" in full and "written natively" in full
+    frag = c.get(f"/pending/diff/{MEM}", HTTP_HX_REQUEST="true")
+    body = frag.content.decode()
+    assert frag.status_code == 200 and "<html" not in body and "written natively" in body
+    assert c.get(f"/pending/diff/{WORLD}").status_code == 404  # not pending
+    assert c.get("/pending/diff/../x").status_code == 400
+
+
+def test_many_pending_files_load_later_diffs_on_demand(client_as, seeded, monkeypatch):
+    monkeypatch.setattr(views, "PENDING_INLINE_DIFFS", 1)
+    outside_edit(seeded)
+    (seeded.store.root / WORLD).write_text("changed outside\n")
+    html = client_as("viewer").get("/pending/").content.decode()
+    assert html.count('class="diff diff-unified"') == 1
+    assert f'hx-get="/pending/diff/{WORLD}"' in html and f'href="/pending/diff/{WORLD}"' in html

@@ -1,0 +1,584 @@
+"""Review queue and promotion through the real Django client on a real git workspace."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from urllib.parse import urlencode
+
+import pytest
+from django.utils import timezone
+
+from memoryui.models import Promotion, ReviewState
+from memoryui.store import Actor, Kind, Store, parse_daily, promote, skills
+from memoryui.store.workspace import version_of
+
+pytestmark = pytest.mark.django_db
+
+D0, D1, D2 = "2026-02-10", "2026-02-11", "2026-02-12"
+RANGE = {"from": D0, "to": D2}
+MEMORY = "# ops-bot memory\n\n## Facts\n- I work for Initech.\n\n## Lessons\n- Check canaries.\n"
+HEADINGS_AND_CODE = ("Rollback worked.\n\n## Root cause\n\nA migration held a lock.\n\n"
+                     "```sh\n## not a heading\n$ deployctl rollback api\n```")
+
+
+def log(store: Store, scope: str, date: str, time: str, text: str) -> str:
+    """Append one Duragent entry the way `remember` writes it; returns its key."""
+    path = store.path_for(Kind.DAILY, scope, date)
+    store.append(path, f"\n## {time}\n\n{text}\n", header=f"# {date}\n",
+                 actor=Actor.agent(scope), tool="remember")
+    entry = next(e for e in parse_daily(store.read(path)) if e.time == time and
+                 e.body == text.strip())
+    return f"{path}#{entry.id}"
+
+
+@pytest.fixture
+def seeded(workspace: Store) -> dict[str, str]:
+    s = workspace
+    s.write(s.path_for(Kind.MEMORY, "ops-bot"), MEMORY, actor=Actor.agent("ops-bot"),
+            tool="reflect")
+    return {
+        "ops1": log(s, "ops-bot", D1, "09:15", "Canary at 5% caught the bad build."),
+        "ops2": log(s, "ops-bot", D2, "10:02", HEADINGS_AND_CODE),
+        "ops3": log(s, "ops-bot", D2, "16:40", "Paged Bob at night for disk pressure."),
+        "res1": log(s, "research-agent", D2, "11:30", "BM25 plus rerank beats dense-only."),
+        "sup1": log(s, "support-bot", D0, "08:05", "Globex prefers email over chat."),
+    }
+
+
+def queue_url(**params: str) -> str:
+    return "/review/?" + urlencode({**RANGE, **params})
+
+
+def promote_url(keys: list[str], **params: str) -> str:
+    return "/review/promote/?" + urlencode([("entry", k) for k in keys] + list(params.items()))
+
+
+def editor_fields(html: str) -> dict[str, str]:
+    """The hidden base and the textarea of the save form, as a browser would post them."""
+    base = re.search(r'name="base" value="([^"]*)"', html).group(1)
+    text = re.search(r'<textarea[^>]*name="text"[^>]*>(.*?)</textarea>', html, re.S).group(1)
+    import html as html_mod
+    return {"base": base, "text": html_mod.unescape(text)}
+
+
+def save(client, keys: list[str], *, text: str, base: str, **fields: str):
+    data = [("entry", k) for k in keys] + [("text", text), ("base", base)]
+    data += list(fields.items())
+    return client.post("/review/promote/", urlencode(data),
+                       content_type="application/x-www-form-urlencoded")
+
+
+def promote_end_to_end(client, keys: list[str], **params: str):
+    """Open the editor, keep its draft, save it; returns (response, draft text)."""
+    page = client.get(promote_url(keys, **params))
+    assert page.status_code == 200, page.content.decode()[:2000]
+    fields = editor_fields(page.content.decode())
+    form = {k: v for k, v in params.items() if k != "slot"}
+    return save(client, keys, text=fields["text"], base=fields["base"], **form), fields["text"]
+
+
+def entry_ids(html: str) -> list[str]:
+    return re.findall(r'<li class="queue-item is-\w+" id="(entry-[0-9a-f]{12})"', html)
+
+
+# -- the queue ---------------------------------------------------------------------------------
+
+def test_queue_lists_unreviewed_entries_newest_first_grouped_by_day(client_as, seeded) -> None:
+    from memoryui.review import dom_id
+
+    client = client_as("viewer")
+    r = client.get(queue_url())
+    html = r.content.decode()
+    assert r.status_code == 200
+    order = [seeded[k] for k in ("ops3", "res1", "ops2", "ops1", "sup1")]
+    assert entry_ids(html) == [dom_id(k) for k in order]
+    days = re.findall(r'<h2 class="queue-day-title" id="day-([\d-]+)"', html)
+    assert days == [D2, D1, D0]
+    assert "5 entries to review" in html
+    # Rendered markdown with scope badge, date and time.
+    assert "Root cause</h2>" in html and '<code class="language-sh">' in html
+    assert 'href="/s/ops-bot/"' in html and ">10:02<" in html
+    # Counts per scope link to the filtered queue.
+    counts = dict(re.findall(r'>([\w-]+) <span class="count">(\d+)</span></a>', html))
+    assert counts == {"All": "5", "ops-bot": "3", "research-agent": "1", "support-bot": "1"}
+
+
+def test_viewer_sees_the_queue_but_no_actions_and_cannot_act(client_as, seeded) -> None:
+    client = client_as("viewer")
+    html = client.get(queue_url()).content.decode()
+    assert not re.search(r'class="[^"]*\bjs-(promote|dismiss|undo|select)\b', html)
+    assert 'id="bulk-form"' not in html and 'method="post"' not in html.split("</header>")[1]
+    assert client.get(promote_url([seeded["ops1"]])).status_code == 403
+    key = seeded["ops1"]
+    for url, data in [("/review/promote/", {"entry": key, "text": "x", "base": "absent"}),
+                      ("/review/dismiss/", {"entry": key}), ("/review/reopen/", {"entry": key}),
+                      ("/review/undo/1/", {})]:
+        assert client.post(url, data).status_code == 403, url
+        assert client.post(url, data, HTTP_HX_REQUEST="true").status_code == 403, url
+    assert client.get(f"/review/dismiss/confirm/?entry={key}").status_code == 403
+    assert ReviewState.objects.count() == 0
+    # The neighbours fragment is reading, so viewers get it.
+    assert client.get("/review/entry/?" + urlencode({"entry": key}),
+                      HTTP_HX_REQUEST="true").status_code == 200
+
+
+def test_anonymous_is_sent_to_sign_in(client, seeded) -> None:
+    r = client.get("/review/")
+    assert r.status_code == 302 and r["Location"].startswith("/accounts/login/")
+    assert client.post("/review/dismiss/", {"entry": seeded["ops1"]}).status_code == 302
+    assert ReviewState.objects.count() == 0
+
+
+def test_curator_gets_keyboard_and_action_markup(client_as, seeded) -> None:
+    html = client_as("curator").get(queue_url()).content.decode()
+    assert 'data-keynav' in html and 'data-key-p=".js-promote"' in html
+    assert 'data-key-d=".js-dismiss"' in html
+    assert html.count("data-keynav-item") == 5
+    assert html.count('class="btn btn-sm btn-primary js-promote"') == 5
+    assert html.count('class="btn btn-sm js-dismiss"') == 5
+    # Skip jumps to the next entry on the page.
+    from memoryui.review import dom_id
+    assert f'href="#{dom_id(seeded["res1"])}"' in html
+    # No inline script or style (the CSP forbids them).
+    assert not re.search(r"<script(?![^>]*\bsrc=)", html)
+    assert ' style="' not in html and "<style" not in html
+
+
+def test_filters_scope_text_dates_and_status(client_as, seeded) -> None:
+    client = client_as("viewer")
+    html = client.get(queue_url(scope="ops-bot")).content.decode()
+    assert len(entry_ids(html)) == 3
+    html = client.get(queue_url(q="email GLOBEX")).content.decode()
+    assert len(entry_ids(html)) == 1 and "Globex prefers email" in html
+    html = client.get(queue_url(**{"from": D2})).content.decode()
+    assert len(entry_ids(html)) == 3
+    html = client.get(queue_url(status="promoted")).content.decode()
+    assert entry_ids(html) == []
+    for bad in ({"from": "yesterday"}, {"from": D2, "to": D0}, {"scope": "../etc"},
+                {"status": "weird"}, {"page": "x"}):
+        r = client.get("/review/?" + urlencode(bad))
+        assert r.status_code == 400, bad
+        assert 'role="alert"' in r.content.decode()
+
+
+def test_default_range_is_the_last_seven_days(client_as, workspace) -> None:
+    today = timezone.localdate()
+    recent = log(workspace, "ops-bot", today.isoformat(), "09:00", "Fresh lesson.")
+    log(workspace, "ops-bot", (today - dt.timedelta(days=7)).isoformat(), "09:00", "Old one.")
+    html = client_as("viewer").get("/review/").content.decode()
+    assert "Fresh lesson." in html and "Old one." not in html
+    assert recent.split("#")[0] in html
+
+
+def test_neighbours_fragment_and_page_without_javascript(client_as, seeded) -> None:
+    client = client_as("viewer")
+    key = seeded["ops3"]
+    frag = client.get("/review/entry/?" + urlencode({"entry": key}), HTTP_HX_REQUEST="true")
+    html = frag.content.decode()
+    assert frag.status_code == 200 and "<html" not in html
+    assert "Root cause" in html  # the entry before it that day
+    assert "No later entry that day." in html
+    page = client.get("/review/entry/?" + urlencode({"entry": key})).content.decode()
+    assert "<html" in page and "Paged Bob" in page and "Root cause" in page
+    assert client.get("/review/entry/?entry=memory/MEMORY.md%23x").status_code == 400
+    assert client.get("/review/entry/?entry=../../etc/passwd%23x").status_code == 400
+    missing = seeded["ops3"].split("#")[0] + "#1640-00000000"
+    assert client.get("/review/entry/?" + urlencode({"entry": missing})).status_code == 404
+
+
+# -- promotion ---------------------------------------------------------------------------------
+
+def test_editor_is_prefilled_with_the_target_and_the_entry_in_place(client_as, seeded) -> None:
+    client = client_as("curator")
+    key = seeded["ops1"]
+    r = client.get(promote_url([key], kind="memory", scope="ops-bot"))
+    html = r.content.decode()
+    assert r.status_code == 200 and "<html" in html  # a full page without htmx
+    text = editor_fields(html)["text"]
+    assert text == MEMORY + "\nCanary at 5% caught the bad build.\n"
+    assert version_of(MEMORY) in html
+    # The heading chooser lists the target's headings; choosing one re-renders the draft.
+    assert ">under ## Facts<" in html and ">under ## Lessons<" in html
+    r = client.get(promote_url([key], kind="memory", scope="ops-bot", place="1",
+                               slot="entry-abc"), HTTP_HX_REQUEST="true")
+    frag = r.content.decode()
+    assert "<html" not in frag and 'id="editor-entry-abc"' in frag
+    assert editor_fields(frag)["text"].startswith(
+        "# ops-bot memory\n\n## Facts\n- I work for Initech.\n\nCanary at 5% caught the bad "
+        "build.\n\n## Lessons")
+    # Live preview reuses the editor's /preview/ endpoint with the target path.
+    assert 'hx-post="/preview/"' in frag
+    assert 'name="path" value="agents/ops-bot/memory/MEMORY.md"' in frag
+
+
+def test_promote_writes_one_commit_with_provenance_and_records_it(client_as, seeded,
+                                                                  workspace) -> None:
+    client = client_as("curator")
+    key = seeded["ops1"]
+    path = workspace.path_for(Kind.MEMORY, "ops-bot")
+    head = workspace.head()
+    page = client.get(promote_url([key], kind="memory", scope="ops-bot", place="2"))
+    fields = editor_fields(page.content.decode())
+    edited = fields["text"].replace("Canary at 5% caught", "A 5% canary catches")
+    r = save(client, [key], text=edited, base=fields["base"], kind="memory", scope="ops-bot",
+             next=queue_url())
+    assert r.status_code == 302 and r["Location"] == queue_url()
+    assert workspace.read(path) == edited
+    commits = workspace.log(limit=5)
+    assert commits[1].sha == head
+    c = commits[0]
+    assert [f.path for f in c.files] == [path]
+    assert c.trailers["Promoted-From"] == [key]
+    assert c.actor == "user:curator" and c.tools == ["promote"]
+    assert c.subject == f"Promote 1 entry from ops-bot into {path}"
+    promo = Promotion.objects.get()
+    assert (promo.target_path, promo.target_kind, promo.commit_sha, promo.created_by) == (
+        path, "memory", c.sha, "curator")
+    state = ReviewState.objects.get()
+    assert (state.status, state.promotion, state.scope, state.date) == (
+        "promoted", promo, "ops-bot", D1)
+    # The entry left the queue; the promoted view shows where it went.
+    todo = client.get(queue_url()).content.decode()
+    assert "Canary at 5% caught" not in todo
+    done = client.get(queue_url(status="promoted")).content.decode()
+    assert f'href="/commit/{c.sha}/"' in done and f"/f/{path}" in done.replace("%2F", "/")
+    assert "by curator" in done and "Undo promotion" in done
+
+
+def test_promoting_headings_and_code_keeps_the_target_structure(client_as, seeded,
+                                                               workspace) -> None:
+    client = client_as("curator")
+    path = workspace.path_for(Kind.MEMORY, "ops-bot")
+    r, draft = promote_end_to_end(client, [seeded["ops2"]], kind="memory", scope="ops-bot",
+                                  place="1")
+    assert r.status_code == 302
+    text = workspace.read(path)
+    assert text == draft
+    outline = [(h.level, h.text) for h in promote.headings(text)]
+    assert outline == [(1, "ops-bot memory"), (2, "Facts"), (3, "Root cause"), (2, "Lessons")]
+    assert "```sh\n## not a heading\n$ deployctl rollback api\n```" in text
+
+
+def test_htmx_save_swaps_the_entry_out_of_band_with_where_it_went(client_as, seeded,
+                                                                 workspace) -> None:
+    from memoryui.review import dom_id
+
+    client = client_as("curator")
+    key = seeded["res1"]
+    page = client.get(promote_url([key], kind="global", slot=dom_id(key)),
+                      HTTP_HX_REQUEST="true")
+    fields = editor_fields(page.content.decode())
+    r = client.post("/review/promote/", {"entry": key, "kind": "global", "slot": dom_id(key),
+                                         **fields}, HTTP_HX_REQUEST="true")
+    html = r.content.decode()
+    assert r.status_code == 200 and r["HX-Reswap"] == "none"
+    assert f'id="{dom_id(key)}"' in html and 'hx-swap-oob="true"' in html
+    assert "Promoted to" in html and "memory/MEMORY.md" in html
+    sha = Promotion.objects.get().commit_sha
+    assert f"/commit/{sha}/" in html and 'id="recent-promotions"' in html
+    assert "Promoted 1 entry into memory/MEMORY.md" in html  # the flash, out of band
+    assert workspace.read("memory/MEMORY.md") == "BM25 plus rerank beats dense-only.\n"
+
+
+def test_double_promotion_is_refused_with_a_clear_message(client_as, seeded,
+                                                         workspace) -> None:
+    client = client_as("curator")
+    key = seeded["ops1"]
+    r, _ = promote_end_to_end(client, [key], kind="memory", scope="ops-bot")
+    assert r.status_code == 302
+    head = workspace.head()
+    again = client.get(promote_url([key], kind="global"))
+    assert again.status_code == 409
+    assert "already promoted to agents/ops-bot/memory/MEMORY.md" in again.content.decode()
+    r = save(client, [key, seeded["ops3"]], text="# Shared\n\nx\n", base="absent",
+             kind="global")
+    assert r.status_code == 409
+    assert "already promoted" in r.content.decode()
+    assert workspace.head() == head and workspace.read("memory/MEMORY.md") is None
+    assert ReviewState.objects.count() == 1  # the other entry was not half-promoted
+
+
+def test_multi_select_into_a_new_skill_is_one_commit_with_a_trailer_per_entry(
+        client_as, seeded, workspace) -> None:
+    client = client_as("curator")
+    keys = [seeded["ops1"], seeded["res1"]]
+    desc = "Ship behind a canary. Use when deploying the api."
+    r = client.get(promote_url(keys, kind="skill", name="canary-deploys", description=desc))
+    html = r.content.decode()
+    assert r.status_code == 200 and "new file" in html
+    fields = editor_fields(html)
+    assert fields["base"] == "absent"
+    skill = skills.parse(fields["text"], "canary-deploys")
+    assert skill.description == desc
+    assert skill.body.index("Canary at 5%") < skill.body.index("BM25 plus")  # oldest first
+    head = workspace.head()
+    r = save(client, keys, text=fields["text"], base="absent", kind="skill",
+             name="canary-deploys")
+    assert r.status_code == 302
+    new = workspace.log(limit=3)
+    assert new[1].sha == head  # exactly one commit
+    assert new[0].trailers["Promoted-From"] == [seeded["ops1"], seeded["res1"]]
+    assert workspace.read("skills/canary-deploys/SKILL.md") == fields["text"]
+    promo = Promotion.objects.get()
+    assert promo.target_kind == "skill"
+    assert sorted(s.entry_id for s in promo.entries.all()) == sorted(
+        k.split("#")[1] for k in keys)
+
+
+def test_skill_front_matter_errors_name_the_rule_and_write_nothing(client_as, seeded,
+                                                                  workspace) -> None:
+    client = client_as("curator")
+    key = seeded["ops1"]
+    head = workspace.head()
+    text = "---\nname: other-name\ndescription: Does <things>\nmodel: opus\n---\n\n# X\n"
+    r = save(client, [key], text=text, base="absent", kind="skill", name="my-skill")
+    html = r.content.decode()
+    assert r.status_code == 400
+    assert "must equal the skill&#x27;s folder name" in html
+    assert "must not contain &#x27;&lt;&#x27; or &#x27;&gt;&#x27;" in html
+    assert "&#x27;model&#x27; not allowed" in html
+    # The lead's text is kept in the editor to fix.
+    assert "Does &lt;things&gt;" in html
+    # An empty description (the new-skill draft without one) is refused by its rule too.
+    page = client.get(promote_url([key], kind="skill", name="my-skill"))
+    r = save(client, [key], text=editor_fields(page.content.decode())["text"], base="absent",
+             kind="skill", name="my-skill")
+    assert r.status_code == 400 and "description: required" in r.content.decode()
+    # A bad skill name is refused in the editor itself, naming the rule.
+    r = client.get(promote_url([key], kind="skill", name="Bad_Name"))
+    assert r.status_code == 400
+    assert "lowercase letters, digits and single hyphens" in r.content.decode()
+    assert workspace.head() == head and not workspace.exists("skills/my-skill/SKILL.md")
+    assert ReviewState.objects.count() == 0
+
+
+def test_world_topic_new_name_is_sanitized_and_a_missing_name_is_asked_for(
+        client_as, seeded, workspace) -> None:
+    client = client_as("curator")
+    key = seeded["sup1"]
+    r = client.get(promote_url([key], kind="world", slot="bulk"), HTTP_HX_REQUEST="true")
+    assert r.status_code == 200 and 'name="name"' in r.content.decode()
+    assert "promote-save" not in r.content.decode()  # no editor until the topic is named
+    r, text = promote_end_to_end(client, [key], kind="world", name="Customer Prefs")
+    assert r.status_code == 302
+    assert workspace.read("memory/world/customer-prefs.md") == text
+    assert text.startswith("# Customer prefs\n\nGlobex prefers email")
+
+
+def test_stale_target_gets_the_conflict_view_and_a_merge(client_as, seeded,
+                                                         workspace) -> None:
+    client = client_as("curator")
+    key = seeded["ops1"]
+    path = workspace.path_for(Kind.MEMORY, "ops-bot")
+    page = client.get(promote_url([key], kind="memory", scope="ops-bot", place="2"))
+    fields = editor_fields(page.content.decode())
+    # Meanwhile the agent reflects: a new fact at the top.
+    workspace.write(path, MEMORY.replace("- I work for Initech.", "- I work for Initech.\n"
+                                         "- Deploys are on Tuesdays."),
+                    actor=Actor.agent("ops-bot"), tool="reflect")
+    before = workspace.read(path)
+    r = save(client, [key], text=fields["text"], base=fields["base"], kind="memory",
+             scope="ops-bot", place="2")
+    html = r.content.decode()
+    assert r.status_code == 409
+    assert "changed since you opened the editor" in html and "Nothing was saved" in html
+    assert "merged with their change automatically" in html
+    assert workspace.read(path) == before and ReviewState.objects.count() == 0
+    merged = editor_fields(html)
+    assert "Deploys are on Tuesdays" in merged["text"] and "Canary at 5%" in merged["text"]
+    assert merged["base"] == version_of(before)
+    r = save(client, [key], text=merged["text"], base=merged["base"], kind="memory",
+             scope="ops-bot")
+    assert r.status_code == 302 and workspace.read(path) == merged["text"]
+
+
+def test_budget_warning_before_saving_a_promotion_that_crosses_it(client_as, seeded,
+                                                                  workspace) -> None:
+    client = client_as("curator")
+    key = seeded["ops2"]
+    path = workspace.path_for(Kind.MEMORY, "ops-bot")
+    big = MEMORY + "".join(f"- fact {i:04d} " + "x" * 80 + "\n" for i in range(106))
+    assert len(big.encode()) < 10_000 < len(big.encode()) + 150
+    workspace.write(path, big, actor=Actor.agent("ops-bot"), tool="reflect")
+    page = client.get(promote_url([key], kind="memory", scope="ops-bot"))
+    html = page.content.decode()
+    assert "This promotion crosses the budget" in html and 'name="over_budget_ok"' in html
+    fields = editor_fields(html)
+    r = save(client, [key], text=fields["text"], base=fields["base"], kind="memory",
+             scope="ops-bot")
+    assert r.status_code == 400 and "over its budget" in r.content.decode()
+    assert workspace.read(path) == big
+    r = save(client, [key], text=fields["text"], base=fields["base"], kind="memory",
+             scope="ops-bot", over_budget_ok="1")
+    assert r.status_code == 302 and workspace.read(path) == fields["text"]
+
+
+def test_bad_promote_input_is_a_clear_4xx(client_as, seeded, workspace) -> None:
+    client = client_as("curator")
+    key = seeded["ops1"]
+    assert client.get("/review/promote/").status_code == 400
+    assert client.get(promote_url([key], kind="directive")).status_code == 400
+    assert client.get(promote_url([key], kind="nope")).status_code == 400
+    assert client.get(promote_url([key], kind="memory", scope="../x")).status_code == 400
+    assert client.get(promote_url([key], place="x")).status_code == 400
+    assert client.get(promote_url(["memory/MEMORY.md#abc"])).status_code == 400
+    assert client.get(promote_url(["/etc/passwd#abc"])).status_code == 400
+    r = save(client, [key], text="", base="absent", kind="global")
+    assert r.status_code == 400 and "empty" in r.content.decode()
+    r = save(client, [key], text="x\n", base="", kind="global")
+    assert r.status_code == 400 and "base version is missing" in r.content.decode()
+    r = save(client, [key], text="x\n", base="absent", kind="global",
+             next="https://evil.example/")
+    assert r.status_code == 302 and r["Location"] == "/review/"
+    assert ReviewState.objects.count() == 1
+
+
+def test_zerostack_layout_promotes_to_global_not_to_a_scope_memory(client_as, settings,
+                                                                   tmp_path) -> None:
+    from memoryui.workspace import get_store, reset_store
+
+    settings.MEMORYUI_WORKSPACE = tmp_path / "zs"
+    settings.MEMORYUI_LAYOUT = "zerostack"
+    reset_store()
+    try:
+        store = get_store()
+        path = store.path_for(Kind.DAILY, "proj-1a2b3c4d", D2)
+        store.append(path, "\n### 14:05 — compaction summary\nGoal: ship.\n",
+                     actor=Actor.agent("proj-1a2b3c4d"), tool="memory_write")
+        client = client_as("curator")
+        html = client.get(queue_url()).content.decode()
+        assert "Promote to global memory" in html and "compaction summary" in html
+        key = f"{path}#{parse_daily(store.read(path))[0].id}"
+        assert client.get(promote_url([key], kind="memory", scope="proj-1a2b3c4d")
+                          ).status_code == 400
+        r, text = promote_end_to_end(client, [key], kind="global")
+        assert r.status_code == 302
+        assert store.read("MEMORY.md") == "compaction summary\n\nGoal: ship.\n" == text
+    finally:
+        reset_store()
+
+
+# -- dismiss, reopen, undo ---------------------------------------------------------------------
+
+def test_dismiss_and_put_back(client_as, seeded, workspace) -> None:
+    from memoryui.review import dom_id
+
+    client = client_as("curator")
+    key = seeded["sup1"]
+    head = workspace.head()
+    r = client.post("/review/dismiss/", {"entry": key, "next": queue_url()})
+    assert r.status_code == 302 and r["Location"] == queue_url()
+    state = ReviewState.objects.get()
+    assert (state.status, state.reviewed_by, state.promotion) == ("dismissed", "curator", None)
+    assert workspace.head() == head  # dismissals are database only
+    assert "Globex prefers email" not in client.get(queue_url()).content.decode()
+    html = client.get(queue_url(status="dismissed")).content.decode()
+    assert "Dismissed by curator" in html and "Put back in the queue" in html
+    r = client.post("/review/reopen/", {"entry": key}, HTTP_HX_REQUEST="true")
+    assert r.status_code == 200 and f'id="{dom_id(key)}"' in r.content.decode()
+    assert ReviewState.objects.count() == 0
+    assert "Globex prefers email" in client.get(queue_url()).content.decode()
+
+
+def test_htmx_dismiss_of_several_entries_updates_each_out_of_band(client_as, seeded) -> None:
+    from memoryui.review import dom_id
+
+    client = client_as("curator")
+    keys = [seeded["ops1"], seeded["ops3"]]
+    r = client.post("/review/dismiss/", urlencode([("entry", k) for k in keys]),
+                    content_type="application/x-www-form-urlencoded", HTTP_HX_REQUEST="true")
+    html = r.content.decode()
+    assert r.status_code == 200 and r["HX-Reswap"] == "none"
+    for k in keys:
+        assert f'id="{dom_id(k)}" hx-swap-oob="true"' in html
+    assert "Dismissed 2 entries." in html
+    assert ReviewState.objects.filter(status="dismissed").count() == 2
+    # Without JavaScript, "dismiss selected" asks on a page of its own first.
+    page = client.get("/review/dismiss/confirm/?" + urlencode({"entry": seeded["res1"]}))
+    assert page.status_code == 200 and 'action="/review/dismiss/"' in page.content.decode()
+
+
+def test_a_promoted_entry_cannot_be_dismissed_or_put_back(client_as, seeded) -> None:
+    client = client_as("curator")
+    key = seeded["ops1"]
+    promote_end_to_end(client, [key], kind="memory", scope="ops-bot")
+    r = client.post("/review/dismiss/", {"entry": key})
+    assert r.status_code == 409 and "undo the promotion first" in r.content.decode()
+    r = client.post("/review/reopen/", {"entry": key}, HTTP_HX_REQUEST="true")
+    assert r.status_code == 409 and r["HX-Reswap"] == "none"
+    assert "undo the promotion instead" in r.content.decode()
+    assert ReviewState.objects.get().status == "promoted"
+
+
+def test_a_dismissed_entry_can_still_be_promoted(client_as, seeded) -> None:
+    client = client_as("curator")
+    key = seeded["ops1"]
+    client.post("/review/dismiss/", {"entry": key})
+    r, _ = promote_end_to_end(client, [key], kind="memory", scope="ops-bot")
+    assert r.status_code == 302
+    assert ReviewState.objects.get().status == "promoted"
+
+
+def test_undo_reverts_with_a_new_commit_and_reopens_the_entries(client_as, seeded,
+                                                                workspace) -> None:
+    client = client_as("curator")
+    keys = [seeded["ops1"], seeded["ops3"]]
+    path = workspace.path_for(Kind.MEMORY, "ops-bot")
+    r, _ = promote_end_to_end(client, keys, kind="memory", scope="ops-bot")
+    promo = Promotion.objects.get()
+    r = client.post(f"/review/undo/{promo.pk}/", {"next": queue_url()})
+    assert r.status_code == 302
+    assert workspace.read(path) == MEMORY
+    undo_commit = workspace.log(limit=1)[0]
+    assert undo_commit.trailers["Reverts"] == [promo.commit_sha]
+    assert undo_commit.actor == "user:curator" and undo_commit.tools == ["promote-undo"]
+    promo.refresh_from_db()
+    assert promo.undo_commit_sha == undo_commit.sha and promo.undone_by == "curator"
+    assert ReviewState.objects.count() == 0
+    html = client.get(queue_url()).content.decode()
+    assert "Canary at 5%" in html and "Paged Bob" in html
+    assert "undone by curator" in html
+    r = client.post(f"/review/undo/{promo.pk}/")
+    assert r.status_code == 409 and "already undone" in r.content.decode()
+    assert client.post("/review/undo/999/").status_code == 404
+
+
+def test_undo_after_other_edits_is_a_three_way_revert_or_refused(client_as, seeded,
+                                                                 workspace) -> None:
+    client = client_as("curator")
+    path = workspace.path_for(Kind.MEMORY, "ops-bot")
+    promote_end_to_end(client, [seeded["ops1"]], kind="memory", scope="ops-bot")
+    promo = Promotion.objects.get()
+    promoted = workspace.read(path)
+    # An unrelated edit elsewhere in the file survives the undo.
+    edited = promoted.replace("## Facts\n", "## Facts\n- Office is in Oslo.\n")
+    workspace.write(path, edited, actor=Actor.user("alice"), tool="edit")
+    assert client.post(f"/review/undo/{promo.pk}/").status_code == 302
+    assert workspace.read(path) == MEMORY.replace("## Facts\n", "## Facts\n- Office is in Oslo.\n")
+    # An edit of the promoted lines themselves makes the undo refuse, writing nothing.
+    promote_end_to_end(client, [seeded["ops1"]], kind="memory", scope="ops-bot")
+    promo2 = Promotion.objects.exclude(pk=promo.pk).get()
+    text = workspace.read(path).replace("Canary at 5% caught the bad build.", "Canaries work.")
+    workspace.write(path, text, actor=Actor.user("alice"), tool="edit")
+    head = workspace.head()
+    r = client.post(f"/review/undo/{promo2.pk}/")
+    assert r.status_code == 409 and "edit it by hand" in r.content.decode()
+    assert workspace.head() == head and workspace.read(path) == text
+    assert ReviewState.objects.get().status == "promoted"
+
+
+def test_undo_of_a_promotion_that_created_a_file_deletes_it(client_as, seeded,
+                                                            workspace) -> None:
+    client = client_as("curator")
+    promote_end_to_end(client, [seeded["res1"]], kind="skill", name="rerank",
+                       description="Rerank search results. Use when BM25 is not enough.")
+    assert workspace.exists("skills/rerank/SKILL.md")
+    promo = Promotion.objects.get()
+    r = client.post(f"/review/undo/{promo.pk}/", HTTP_HX_REQUEST="true")
+    assert r.status_code == 200 and r["HX-Refresh"] == "true"  # the entries come back
+    page = client.get(queue_url()).content.decode()
+    assert "Undid the promotion into skills/rerank/SKILL.md" in page
+    assert "BM25 plus rerank" in page
+    assert not workspace.exists("skills/rerank/SKILL.md")
+    assert workspace.log(limit=1)[0].trailers["Reverts"] == [promo.commit_sha]

@@ -15,6 +15,8 @@ the same files, `git log -n50 --name-status` for the feed, `git show <sha>` for 
 
 from __future__ import annotations
 
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -35,14 +37,28 @@ def _ms(fn: Callable[[], object]) -> float:
     return (time.perf_counter() - t) * 1000
 
 
+def _cpu(fn: Callable[[], object]) -> tuple[float, float]:
+    """(wall ms, CPU ms of this process and its git children): CPU holds up on a busy box."""
+    s0, c0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
+        resource.RUSAGE_CHILDREN)
+    wall = _ms(fn)
+    s1, c1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
+        resource.RUSAGE_CHILDREN)
+    cpu = sum(getattr(b, f) - getattr(a, f) for a, b in ((s0, s1), (c0, c1))
+              for f in ("ru_utime", "ru_stime"))
+    return wall, cpu * 1000
+
+
 def _git(corpus: Path, *args: str) -> list[str]:
     return ["git", "-C", str(corpus), *args]
 
 
-def _floor(cmd: list[str]) -> list[float]:
+def _floor(cmd: list[str]) -> tuple[list[float], float]:
+    """Wall samples of a git command, and its median CPU time."""
     subprocess.run(cmd, capture_output=True, check=True)  # warm the page cache
-    return [_ms(lambda: subprocess.run(cmd, capture_output=True, check=True))
-            for _ in range(FLOOR_SAMPLES)]
+    pairs = [_cpu(lambda: subprocess.run(cmd, capture_output=True, check=True))
+             for _ in range(FLOOR_SAMPLES)]
+    return [w for w, _c in pairs], statistics.median(c for _w, c in pairs)
 
 
 def _targets(corpus: Path) -> dict[str, str]:
@@ -82,59 +98,69 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
     t = _targets(corpus)
     hot, cold, sha, scope = t["hot"], t["cold"], t["sha"], t["scope"]
 
-    f_hot1 = _floor(_git(corpus, "log", "-1", "--format=%H %an %at %s", "--", hot))
-    f_hot50 = _floor(_git(corpus, "log", "-n50", "--format=%H %an %at %B", "--", hot))
-    f_cold50 = _floor(_git(corpus, "log", "-n50", "--format=%H %an %at %B", "--", cold))
-    f_feed = _floor(_git(corpus, "log", "-n50", "--format=%H %an %at %B", "--name-status"))
-    f_show = _floor(_git(corpus, "show", "--format=%H %an %B", "--patch", sha))
-    f_blame = _floor(_git(corpus, "blame", "--porcelain", "HEAD", "--", t["daily"]))
-    f_status = _floor(_git(corpus, "status", "--porcelain", "--untracked-files=all"))
-    report("floor: git log -1 -- <hot file>", f_hot1, note=hot)
-    report("floor: git log -n50 -- <hot file>", f_hot50)
-    report("floor: git log -n50 -- <cold file>", f_cold50, note=cold)
+    floors = {
+        "git log -1 -- <hot file>": ("log", "-1", "--format=%H %an %at %s", "--", hot),
+        "git log -n50 -- <hot file>": ("log", "-n50", "--format=%H %an %at %B", "--", hot),
+        "git log -n50 -- <cold file>": ("log", "-n50", "--format=%H %an %at %B", "--", cold),
+        "git log -n50 --name-status": ("log", "-n50", "--format=%H %an %at %B",
+                                       "--name-status"),
+        "git show <sha>": ("show", "--format=%H %an %B", "--patch", sha),
+        "git blame --porcelain <daily>": ("blame", "--porcelain", "HEAD", "--", t["daily"]),
+        "git blame --porcelain <hot file>": ("blame", "--porcelain", "HEAD", "--", hot),
+        "git status --porcelain": ("status", "--porcelain", "--untracked-files=all"),
+    }
+    measured = {name: _floor(_git(corpus, *args)) for name, args in floors.items()}
+    for name in ("git log -1 -- <hot file>", "git log -n50 -- <hot file>",
+                 "git log -n50 -- <cold file>"):
+        wall, cpu = measured[name]
+        report(f"floor: {name}", wall, note=f"CPU {cpu:.1f} ms; "
+               + (cold if "cold" in name else hot))
 
-    one, fifty = "git log -1 -- <hot file>", "git log -n50 -- <hot file>"
-    pages: list[tuple[str, str, dict, str, list[float]]] = [
-        ("file history, hot file", f"/history/{quote(hot)}", {}, fifty, f_hot50),
-        ("file history, page 2", f"/history/{quote(hot)}?page=2", {}, fifty, f_hot50),
+    feed, fifty = "git log -n50 --name-status", "git log -n50 -- <hot file>"
+    hx = {"HTTP_HX_REQUEST": "true"}
+    pages: list[tuple[str, str, dict, str]] = [
+        ("file history, hot file", f"/history/{quote(hot)}", {}, fifty),
+        ("file history, page 2", f"/history/{quote(hot)}?page=2", {}, fifty),
         ("file history, cold file", f"/history/{quote(cold)}", {},
-         "git log -n50 -- <cold file>", f_cold50),
-        ("scope history", f"/s/{scope}/history/", {}, fifty, f_hot50),
-        ("activity feed", "/activity/", {}, "git log -n50 --name-status", f_feed),
-        ("activity, older page", "/activity/?offset=500", {}, "git log -n50 --name-status",
-         f_feed),
-        ("activity, actor=agent:<scope>", f"/activity/?actor=agent:{scope}", {},
-         "git log -n50 --name-status", f_feed),
-        ("activity, scope=<scope>", f"/activity/?scope={scope}", {},
-         "git log -n50 --name-status", f_feed),
-        ("activity, kind=world", "/activity/?kind=world", {}, "git log -n50 --name-status",
-         f_feed),
+         "git log -n50 -- <cold file>"),
+        ("scope history", f"/s/{scope}/history/", {}, fifty),
+        ("activity feed", "/activity/", {}, feed),
+        ("activity, older page (offset 500)", "/activity/?offset=500", {}, feed),
+        ("activity, actor=agent:<scope>", f"/activity/?actor=agent:{scope}", {}, feed),
+        ("activity, scope=<scope>", f"/activity/?scope={scope}", {}, feed),
+        ("activity, kind=world", "/activity/?kind=world", {}, feed),
         ("activity, date range", f"/activity/?since={t['since']}&until={t['until']}", {},
-         "git log -n50 --name-status", f_feed),
-        ("activity, htmx fragment", f"/activity/?scope={scope}", {"HTTP_HX_REQUEST": "true"},
-         "git log -n50 --name-status", f_feed),
-        ("activity.atom", "/activity.atom", {}, "git log -n50 --name-status", f_feed),
-        ("commit diff, unified", f"/commit/{sha}/", {}, "git show <sha>", f_show),
-        ("commit diff, split", f"/commit/{sha}/?view=split", {}, "git show <sha>", f_show),
-        ("compare fragment (htmx)", f"/commit/{sha}/?path={quote(hot)}",
-         {"HTTP_HX_REQUEST": "true"}, "git show <sha>", f_show),
-        ("file at a commit", f"/at/{sha}/{quote(hot)}", {}, one, f_hot1),
-        ("blame, daily log", f"/blame/{quote(t['daily'])}", {}, "git blame --porcelain",
-         f_blame),
-        ("pending changes (none)", "/pending/", {}, "git status --porcelain", f_status),
+         feed),
+        ("activity, htmx fragment", f"/activity/?scope={scope}", hx, feed),
+        ("activity.atom", "/activity.atom", {}, feed),
+        ("commit diff, unified", f"/commit/{sha}/", {}, "git show <sha>"),
+        ("commit diff, split", f"/commit/{sha}/?view=split", {}, "git show <sha>"),
+        ("compare fragment (htmx)", f"/commit/{sha}/?path={quote(hot)}", hx, "git show <sha>"),
+        ("file at a commit", f"/at/{sha}/{quote(hot)}", {}, "git log -1 -- <hot file>"),
+        ("blame, daily log", f"/blame/{quote(t['daily'])}", {},
+         "git blame --porcelain <daily>"),
+        ("blame, hot file", f"/blame/{quote(hot)}", {}, "git blame --porcelain <hot file>"),
+        ("pending changes (none)", "/pending/", {}, "git status --porcelain"),
     ]
-    for name, url, headers, floor_name, floor in pages:
+    for name, url, headers, floor_name in pages:
         first = client.get(url, **headers)
         if first.status_code != 200:
             report(name, None, note=f"skipped: {url} answered {first.status_code}")
             continue
         for _ in range(WARMUP):
             client.get(url, **headers)
-        samples = [_ms(lambda url=url, headers=headers: client.get(url, **headers))
-                   for _ in range(SAMPLES)]
-        report(name, samples, floor=floor_name, floor_ms=floor,
-               note=f"{len(first.content) // 1024} KiB")
-    del store
+        pairs = [_cpu(lambda url=url, headers=headers: client.get(url, **headers))
+                 for _ in range(SAMPLES)]
+        floor_wall, floor_cpu = measured[floor_name]
+        report(name, [w for w, _c in pairs], floor=floor_name, floor_ms=floor_wall,
+               note=f"CPU {statistics.median(c for _w, c in pairs):.1f} ms vs floor CPU "
+                    f"{floor_cpu:.1f} ms; {len(first.content) // 1024} KiB")
+    # Every full page includes the browse area's sidebar; its share of the figures above:
+    from memoryui.web import hierarchy
+
+    pairs = [_cpu(lambda: hierarchy.sidebar(store, current_path=hot)) for _ in range(SAMPLES)]
+    report("(part of every page) sidebar context", [w for w, _c in pairs],
+           note=f"CPU {statistics.median(c for _w, c in pairs):.1f} ms; hierarchy.sidebar()")
 
 
 if __name__ == "__main__":

@@ -212,6 +212,70 @@ def server_figures(root: Path, qs: list[str], report: Callable[..., None]) -> No
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+# -- the Postgres backend (when Postgres is installed) ----------------------------------------
+
+def _pg_bindir() -> Path | None:
+    found = shutil.which("pg_config")
+    if found:
+        out = subprocess.run([found, "--bindir"], capture_output=True, text=True).stdout.strip()
+        if out and (Path(out) / "initdb").exists():
+            return Path(out)
+    versions = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))
+    return versions[-1].parent if versions else None
+
+
+def postgres_figures(root: Path, qs: list[str], report: Callable[..., None]) -> None:
+    """The same searches on the Postgres backend, on a throwaway local server."""
+    bindir = _pg_bindir()
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        bindir = None
+    if bindir is None:
+        print("  note: Postgres or psycopg not installed; Postgres figures skipped")
+        return
+    from memoryui.store.search import PostgresSearchIndex
+
+    base = Path(tempfile.mkdtemp(prefix="memoryui-bench-pg-"))
+    as_user: list[str] = []
+    if os.geteuid() == 0:
+        shutil.chown(base, "postgres")
+        as_user = ["runuser", "-u", "postgres", "--"]
+    port = _free_port()
+    data = base / "data"
+    subprocess.run([*as_user, str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U",
+                    "memoryui", "-E", "UTF8"], check=True, capture_output=True)
+    subprocess.run([*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-l", str(base / "log"),
+                    "-w", "-o", f"-k {base} -p {port} -c listen_addresses=127.0.0.1", "start"],
+                   check=True, capture_output=True)
+    store = Store(root)
+    try:
+        index = PostgresSearchIndex(f"postgresql://memoryui@127.0.0.1:{port}/postgres")
+        index.attach(store)
+        ms, stats = _timed(index.rebuild)
+        report(f"Postgres: reindex ({stats['files']} files, one transaction)", [ms])
+        lat: list[float] = []
+        for q in qs:
+            index.search(q)
+            for _ in range(REPEAT):
+                ms, _res = _timed(lambda q=q: index.search(q, limit=20))
+                lat.append(ms)
+        found = total = 0
+        for q in qs[:12]:
+            g = git_grep(root, q)
+            found += len(g & index.paths_matching(q))
+            total += len(g)
+        report(f"Postgres: search top 20 + snippets + count, {len(qs)} queries", lat,
+               note=f"recall vs git grep {found / max(total, 1):.1%} on the one-word queries; "
+                    "PostgreSQL 15 tsvector + GIN, ts_rank")
+        index.close()
+    finally:
+        store.close()
+        subprocess.run([*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast",
+                        "stop"], capture_output=True)
+        shutil.rmtree(base, ignore_errors=True)
+
+
 # -- the benchmark ---------------------------------------------------------------------------
 
 def run(corpus: Path, report: Callable[..., None]) -> None:
@@ -301,6 +365,7 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
         index.close()
     store.close()
     server_figures(root, qs, report)
+    postgres_figures(root, qs, report)
 
 
 if __name__ == "__main__":

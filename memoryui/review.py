@@ -6,7 +6,8 @@ The files stay the source of truth. A promotion is one commit on the target carr
 database-only. Undo is a new commit with a `Reverts: <sha>` trailer, never a rewrite.
 
 Views stay thin: they translate HTTP into these calls. Text rules (where an entry goes,
-heading demotion, SKILL.md front matter, three-way revert) live in `memoryui.store`.
+heading demotion, SKILL.md front matter) live in `memoryui.store`; an undo after later
+edits is a three-way revert with the editor's own merge (`git merge-file`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import NamedTuple
+from urllib.parse import quote
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -147,9 +149,14 @@ class Item:
     def key(self) -> str:
         return entry_key(self.path, self.entry.id)
 
-    @property
+    @cached_property
     def dom_id(self) -> str:
         return dom_id(self.key)
+
+    @cached_property
+    def q(self) -> str:
+        """The key as a query value (templates build many links from it)."""
+        return quote(self.key, safe="")
 
     @property
     def time(self) -> str | None:
@@ -350,6 +357,7 @@ def build_queue(store: Store, filters: Filters) -> Queue:
             if not filters.scope or scope == filters.scope:
                 items.append(it)
     items.sort(key=lambda it: it.sort_key, reverse=True)
+    filters.page = min(filters.page, max(1, -(-len(items) // PAGE_SIZE)))
     start = (filters.page - 1) * PAGE_SIZE
     return Queue(filters, items[start:start + PAGE_SIZE], len(items), sorted(counts.items()),
                  store.scopes(), store.layout.supports(Kind.DAILY))
@@ -487,21 +495,38 @@ def make_target(store: Store, kind: str, scope: str | None = None,
 
 
 def existing_names(store: Store, kind: Kind) -> list[str]:
-    """Names of the world topics or skills that exist (for the target choosers)."""
+    """Names of the world topics or skills that exist (for the target choosers).
+
+    One folder listing: `memory/world/*.md` files, or `skills/*/` folders with a SKILL.md.
+    """
     if not store.layout.supports(kind):
         return []
-    sample = store.path_for(kind, name="x")
-    folder = sample.split("/x", 1)[0]
+    before, _x, after = store.path_for(kind, name="x").rpartition("x")
+    folder, _sep, prefix = before.rpartition("/")
     try:
-        paths = store.list_files(folder)
-    except InvalidName:
+        base = store.abspath(folder) if folder else store.root
+        entries = list(os.scandir(base))
+    except (OSError, InvalidName):
         return []
     out = []
-    for p in paths:
-        addr = store.address_of(p)
-        if addr is not None and addr.kind == kind and addr.name:
-            out.append(addr.name)
-    return sorted(set(out))
+    for e in entries:
+        if not e.name.startswith(prefix) or e.name.startswith("."):
+            continue
+        if "/" in after:  # the name is a folder: skills/<name>/SKILL.md
+            if e.is_dir(follow_symlinks=False) and os.path.isfile(
+                    os.path.join(e.path, after.lstrip("/"))):
+                candidate = e.name[len(prefix):]
+            else:
+                continue
+        elif e.name.endswith(after) and e.is_file(follow_symlinks=False):
+            candidate = e.name[len(prefix):len(e.name) - len(after)]
+        else:
+            continue
+        rel = f"{folder}/{prefix}{candidate}{after}" if folder else f"{prefix}{candidate}{after}"
+        addr = store.address_of(rel)
+        if addr is not None and addr.kind == kind and addr.name == candidate:
+            out.append(candidate)
+    return sorted(out)
 
 
 # -- drafts and budgets -----------------------------------------------------------------------

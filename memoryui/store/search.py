@@ -805,7 +805,8 @@ class SearchIndex(_IndexBase):
                 last = last or (_parse_date(hi) if hi else dt.date.today())
             terms = _date_terms(first, last)
             parts.append(" OR ".join(f'"{t}"' for t in terms) if terms else '"__none__"')
-        expr = to_fts5(tree)
+        # The words never reach the hidden tags column.
+        expr = f"{{name title body path}} : ({to_fts5(tree)})"
         return " AND ".join([expr, *(f"tags : ({p})" for p in parts)])
 
     def paths_matching(self, query: str, **filters: object) -> set[str]:

@@ -96,8 +96,13 @@ class Item:
     size: int
     mtime: float
     last_raw: dict | None = None  # FileInfo.last; turned into a Change when shown
-    budget: BudgetView | None = None
+    store: Store | None = field(default=None, repr=False)  # set when the kind has a budget
     _last: Change | None = field(default=None, repr=False)
+
+    @functools.cached_property
+    def budget(self) -> BudgetView | None:
+        """Size against the layout's budget (computed when a page shows it)."""
+        return _budget_for(self.store, self) if self.store is not None else None
 
     @property
     def last(self) -> Change | None:
@@ -185,6 +190,7 @@ class Hierarchy:
     last_raw: dict | None = None
     size: int = 0
     built_at: float = 0.0  # Unix time of the build (the overview says when it is old)
+    scope_names: list[str] = field(default_factory=list)
 
     @property
     def last(self) -> Change | None:
@@ -215,10 +221,11 @@ class Hierarchy:
 
 _lines_cache: dict[tuple[str, str, int, float], int] = {}
 
-# Workspaces whose hierarchy takes longer than this to build are refreshed in the
-# background: a page is served from the last build (at most MAX_STALE seconds old) while a
-# thread rebuilds it. Small workspaces always rebuild at once, so what they show is exact.
-BACKGROUND_ABOVE = 0.05  # seconds
+# Workspaces with more files than this are re-listed in the background (a walk of 20,000
+# files costs a quarter of a second or more): a page is served from the last build, at most
+# MAX_STALE seconds old, while a thread rebuilds it. Smaller workspaces rebuild at once, so
+# what they show is exact.
+BACKGROUND_ABOVE = 2_000  # files
 MAX_STALE = 30.0  # seconds
 
 
@@ -228,7 +235,6 @@ class _Built:
     h: Hierarchy
     head: str | None
     at: float  # time.monotonic() of the build
-    cost: float  # seconds the build took
     refreshing: bool = False
 
 
@@ -247,7 +253,7 @@ def build(store: Store) -> Hierarchy:
     prev = _built.get(key)
     now = time.monotonic()
     if prev is not None and prev.h.layout is store.layout:
-        if prev.cost > BACKGROUND_ABOVE and now - prev.at < MAX_STALE:
+        if prev.h.files > BACKGROUND_ABOVE and now - prev.at < MAX_STALE:
             if store.head() != prev.head or now - prev.at > TREE_TTL:
                 _refresh_in_background(store, prev)
             return prev.h
@@ -267,7 +273,7 @@ def _rebuild(store: Store) -> Hierarchy:
                                            info.last))
     _finish(h, scopes)
     with _built_lock:
-        _built[str(store.root)] = _Built(tree, h, head, started, time.monotonic() - started)
+        _built[str(store.root)] = _Built(tree, h, head, started)
     return h
 
 
@@ -293,7 +299,7 @@ def _new_item(store: Store, path: str, addr: object, size: int, mtime: float,
     item = Item(path, addr.kind if addr else None, addr.scope if addr else None,
                 addr.name if addr else None, size, mtime, last)
     if item.kind in store.layout.budgets:
-        item.budget = _budget_for(store, item)
+        item.store = store
     return item
 
 
@@ -349,6 +355,7 @@ def _finish(h: Hierarchy, scopes: dict[str, ScopeNode]) -> None:
     for node in scopes.values():
         node.daily.sort(key=lambda i: i.name or "", reverse=True)
     h.scopes = dict(sorted(scopes.items()))
+    h.scope_names = list(h.scopes)
 
 
 def _listing(store: Store, prefix: str) -> list[tuple[str, int, float]]:
@@ -425,7 +432,7 @@ def shared(store: Store) -> Hierarchy:
     h = Hierarchy(store.layout)
     lay = store.layout
     last = store.last_changes()
-    scopes = {name: ScopeNode(name) for name in store.scopes()}
+    scopes: dict[str, ScopeNode] = {}
     seen: set[str] = set()
     for pat in lay.patterns:
         if pat.scoped:
@@ -450,7 +457,7 @@ def shared(store: Store) -> Hierarchy:
                 continue
             seen.add(path)
             _place(store, h, scopes, _new_item(store, path, addr, size, mtime, last.get(path)))
-    _finish(h, scopes)
+    h.scope_names = store.scopes()
     return h
 
 

@@ -180,3 +180,43 @@ def test_review_queue_end_to_end(live_workspace, page_for):
     # The MEMORY.md promotion is untouched by the undo.
     assert (store.root / MEM).read_text() == edited
     assert errors == []
+
+
+def test_review_works_without_javascript(live_workspace, browser, make_user):
+    """Promote through the full-page editor and dismiss, with JavaScript off."""
+    from tests.conftest import PASSWORD
+
+    base, store = live_workspace
+    store.write(MEM, MEMORY, actor=Actor.agent("ops-bot"), tool="reflect")
+    key = _log(store, "ops-bot", D2, "09:15", "Canary at 5% caught the bad build.")
+    other = _log(store, "ops-bot", D2, "10:00", "Disk alert at 85%.")
+    user = make_user("curator", "nojs")
+    ctx = browser.new_context(java_script_enabled=False, viewport={"width": 1360, "height": 900})
+    try:
+        page = ctx.new_page()
+        page.goto(f"{base}/accounts/login/")
+        page.fill("input[name=username]", user.username)
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button[type=submit], input[type=submit]")
+        queue_url = f"{base}/review/?from={D2}&to={D2}"
+        page.goto(queue_url)
+        entry = page.locator(f"#{dom_id(key)}")
+        entry.get_by_role("link", name="Promote to ops-bot's MEMORY.md").click()
+        page.wait_for_url(f"{base}/review/promote/**")
+        assert page.locator(".page-header h1").inner_text() == "Promote 1 entry"
+        page.select_option("select[name=place]", label="under ## Lessons")
+        page.get_by_role("button", name="Update draft").click()  # a plain GET form
+        expect(page.locator("textarea[name=text]")).to_have_value(
+            MEMORY + "\nCanary at 5% caught the bad build.\n")
+        screenshot(page, "review-promote-page-nojs")
+        page.get_by_role("button", name="Promote and commit").click()
+        page.wait_for_url(queue_url)
+        expect(page.locator("#messages")).to_contain_text("Promoted 1 entry into " + MEM)
+        assert (store.root / MEM).read_text() == MEMORY + "\nCanary at 5% caught the bad build.\n"
+        assert store.log(limit=1)[0].trailers["Promoted-From"] == [key]
+        page.locator(f"#{dom_id(other)}").get_by_role("button", name="Dismiss").click()
+        page.wait_for_url(queue_url)
+        expect(page.locator("#messages")).to_contain_text("Dismissed 1 entry.")
+        expect(page.locator(".empty")).to_contain_text("Nothing left to review")
+    finally:
+        ctx.close()

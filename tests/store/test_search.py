@@ -201,6 +201,12 @@ def test_fts_operators_typed_as_text_are_not_syntax(store, index):
         assert all(h.path == p for h in res.hits)
 
 
+def test_filter_tokens_are_not_searchable_words(store, index):
+    note(store, "ops-bot", "plain", "nothing special here\n")
+    for q in ("knote0", "shared0", "s6f70732d626f740"):
+        assert index.search(q).hits == [], q
+
+
 def test_an_empty_query_is_refused_with_a_message():
     with pytest.raises(QueryError, match="Type a word"):
         parse_query("   ")

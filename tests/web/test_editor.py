@@ -204,6 +204,14 @@ def test_conflicting_edits_are_marked_and_must_be_resolved(ws, curator):
     assert ws.read(MEM) == resolved
 
 
+def test_conflict_markers_can_be_saved_on_purpose(ws, curator):
+    text = BASE + "<<<<<<< ours\n- a\n=======\n- b\n>>>>>>> theirs\n"
+    assert save(curator, text, version_of(BASE)).status_code == 400
+    assert ws.read(MEM) == BASE
+    assert save(curator, text, version_of(BASE), allow_markers="1").status_code == 302
+    assert ws.read(MEM) == text
+
+
 def test_a_second_stale_save_is_stopped_too(ws, curator):
     base = version_of(BASE)
     ws.write(MEM, BASE + "- a\n", actor=OPS, tool="reflect")

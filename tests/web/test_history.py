@@ -254,7 +254,8 @@ def test_promoted_from_and_restored_from_trailers_are_links(client_as, workspace
     sha = workspace.write(MEM, "promoted\n", actor=ALICE, tool="promote",
                           trailers=[("Promoted-From", src)]).commit
     html = client_as("viewer").get(f"/commit/{sha}/").content.decode()
-    assert ('<a href="/f/agents/ops-bot/memory/daily/2026-01-05.md#0900-abcd1234">'
+    # to the entry's anchor on the daily log's file page
+    assert ('<a href="/f/agents/ops-bot/memory/daily/2026-01-05.md#e-0900-abcd1234">'
             in html)
     workspace.write(MEM, "other\n", actor=ALICE, tool="edit")
     restored = workspace.restore(MEM, sha, actor=ALICE).commit

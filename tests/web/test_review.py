@@ -155,6 +155,8 @@ def test_filters_scope_text_dates_and_status(client_as, seeded) -> None:
     assert len(entry_ids(html)) == 3
     html = client.get(queue_url(status="promoted")).content.decode()
     assert entry_ids(html) == []
+    html = client.get(queue_url(page="9")).content.decode()  # past the end: the last page
+    assert len(entry_ids(html)) == 5 and "Page 1 of 1" in html
     for bad in ({"from": "yesterday"}, {"from": D2, "to": D0}, {"scope": "../etc"},
                 {"status": "weird"}, {"page": "x"}):
         r = client.get("/review/?" + urlencode(bad))

@@ -61,6 +61,7 @@ def test_a_daily_hit_links_to_its_entry(client_as, ws):
     text = ws.read(ws.path_for("daily", "ops-bot", "2026-02-12"))
     entry = next(e for e in parse_daily(text) if "broker" in e.body)
     assert f'href="/f/agents/ops-bot/memory/daily/2026-02-12.md#e-{entry.id}"' in html
+    assert "entry at 11:30" in html
 
 
 def test_htmx_gets_only_the_results_fragment(client_as, ws):

@@ -41,7 +41,8 @@ from memoryui.web.browse.merge import has_conflict_markers, merge3
 from memoryui.workspace import get_store
 
 T = "web/browse/"
-STALE_NOTE_AFTER = 5.0  # seconds: the overview says when its counts are older than this
+WORLD_SHOWN = 20  # the overview lists the most recently changed world topics, then a link
+STALE_NOTE_AFTER = 10.0  # seconds: the overview says when its counts are older than this
 MAX_BASE_SEARCH = 30  # commits searched for the text a stale edit started from
 
 
@@ -100,13 +101,13 @@ def _commit_of(store: Store, path: str, result_commit: str | None) -> str:
 def _breadcrumbs(store: Store, path: str, item: hierarchy.Item | None) -> list[tuple[str, str]]:
     """(label, href) pairs from the overview down to the file's parent."""
     crumbs = [("Overview", "/")]
-    scope = item.scope if item else store.layout.scope_of(path)
+    scope = (item.scope if item else None) or store.layout.scope_of(path)
     if scope:
         crumbs.append((f"{store.layout.scope_term} {scope}", _scope_url(scope)))
     return crumbs
 
 
-def _title(store: Store, path: str, item: hierarchy.Item | None) -> str:
+def _title(path: str, item: hierarchy.Item | None) -> str:
     if item is None or item.kind is None:
         return path.rsplit("/", 1)[-1]
     if item.kind == Kind.DAILY:
@@ -141,8 +142,13 @@ def overview(request: HttpRequest) -> HttpResponse:
     store = get_store()
     h = hierarchy.build(store)
     world_over = sum(1 for w in h.world if w.budget and w.budget.state == "over")
+    world = h.world
+    if len(world) > WORLD_SHOWN and request.GET.get("world") != "all":
+        world = sorted(world, key=lambda w: (w.last_raw or {}).get("time", 0),
+                       reverse=True)[:WORLD_SHOWN]
     stale = time.time() - h.built_at > STALE_NOTE_AFTER
     ctx = {"h": h, "scopes": h.scope_list(), "world_over": world_over, "stale": stale,
+           "world": world, "world_all": len(world) == len(h.world),
            **hierarchy.sidebar(store)}
     return render(request, T + "overview.html", ctx)
 
@@ -183,8 +189,8 @@ def scope(request: HttpRequest, scope: str) -> HttpResponse:
     open_month = request.GET.get("month", "")
     if open_month not in months:
         open_month = months[0] if months else ""
-    ctx = {"open_month": open_month, "layout": lay, "kinds": {k.value for k in lay.kinds()}, "node": node,
-           "open_items": open_items, "can_create": has_role(request.user, CURATOR),
+    ctx = {"node": node, "open_month": open_month, "open_items": open_items, "layout": lay,
+           "kinds": {k.value for k in lay.kinds()}, "can_create": has_role(request.user, CURATOR),
            **hierarchy.sidebar(store, scope=scope, node=node)}
     return render(request, T + "scope.html", ctx)
 
@@ -206,7 +212,7 @@ def file_page(request: HttpRequest, path: str) -> HttpResponse:
         "path": path, "item": item, "text": text, "version": version, "view": view,
         "size": size, "size_text": hierarchy.fmt_bytes(size), "lines": lines,
         "budget": hierarchy.budget_view(budget, size, lines) if budget else None,
-        "cut": cut, "title": _title(store, path, item),
+        "cut": cut, "title": _title(path, item),
         "crumbs": _breadcrumbs(store, path, item),
         "can_edit": has_role(request.user, CURATOR), "can_delete": has_role(request.user, ADMIN),
         **hierarchy.sidebar(store, current_path=path),
@@ -267,7 +273,7 @@ def edit(request: HttpRequest, path: str) -> HttpResponse:
 
 def _editor(request: HttpRequest, store: Store, path: str, *, text: str, base: str,
             message: str, status: int = 200, error: str = "", conflict: dict | None = None,
-            show_preview: bool = False, markers: bool = False) -> HttpResponse:
+            markers: bool = False) -> HttpResponse:
     addr = store.address_of(path)
     kind = addr.kind if addr else None
     item = hierarchy.Item(path, kind, addr.scope if addr else None, addr.name if addr else None,
@@ -275,8 +281,8 @@ def _editor(request: HttpRequest, store: Store, path: str, *, text: str, base: s
     ctx = {
         "path": path, "item": item, "text": text, "base": base, "message": message,
         "error": error, "conflict": conflict, "markers": markers,
-        "preview": _preview_ctx(store, path, text), "show_preview": show_preview,
-        "title": _title(store, path, item), "crumbs": _breadcrumbs(store, path, item),
+        "preview": _preview_ctx(store, path, text),
+        "title": _title(path, item), "crumbs": _breadcrumbs(store, path, item),
     }
     return render(request, T + "edit.html", ctx, status=status)
 
@@ -305,8 +311,7 @@ def _save(request: HttpRequest, store: Store, path: str) -> HttpResponse:
     base = request.POST.get("base", "").strip()
     message = request.POST.get("message", "").strip() or f"edit: {path}"
     if "preview" in request.POST:  # the no-JavaScript preview button
-        return _editor(request, store, path, text=text, base=base, message=message,
-                       show_preview=True)
+        return _editor(request, store, path, text=text, base=base, message=message)
     if not base:
         return _editor(request, store, path, text=text, base=base, message=message,
                        status=400, error="The form lost the version you started from; "
@@ -395,6 +400,12 @@ def preview(request: HttpRequest) -> HttpResponse:
             store_names.validate_relpath(path)
         except InvalidName:
             path = None
+    elif request.POST.get("kind"):  # the new-file form: where the file would go
+        form = {k: request.POST.get(k, "").strip() for k in ("kind", "scope", "name")}
+        try:
+            path = store.path_for(form["kind"], form["scope"] or None, form["name"] or None)
+        except (StoreError, ValueError):
+            path = None
     ctx = {"preview": _preview_ctx(store, path, text), "path": path or ""}
     if request.htmx:
         return render(request, T + "_preview.html", ctx)
@@ -464,7 +475,6 @@ def new_file(request: HttpRequest) -> HttpResponse:
         "scopes": store.scopes(), "scope_term": store.layout.scope_term,
         "name_help": {k.value: v for k, v in NAME_HELP.items()},
         "preview": _preview_ctx(store, path or None, form["text"]),
-        "show_preview": "preview" in request.POST,
     }
     return render(request, T + "new.html", ctx, status=status)
 

@@ -19,8 +19,6 @@ from urllib.parse import quote, urlencode
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
-from django.template import TemplateDoesNotExist
-from django.template.loader import get_template
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
@@ -31,8 +29,9 @@ from memoryui.rendering import render_markdown
 from memoryui.roles import CURATOR, VIEWER, has_role, require_role
 from memoryui.store import ABSENT, Actor, Conflict, InvalidName, NotFound, StoreError, names
 from memoryui.store import history as githistory
-from memoryui.store.diffs import diff_texts
+from memoryui.store.diffs import FileDiff, diff_texts
 from memoryui.store.history import BlameLine, CommitInfo
+from memoryui.web import hierarchy
 from memoryui.workspace import get_store
 
 from .diffview import FileView, anchor_for, file_views
@@ -40,8 +39,10 @@ from .diffview import FileView, anchor_for, file_views
 HISTORY_PAGE = 30
 ACTIVITY_PAGE = 50
 PENDING_INLINE_DIFFS = 25  # more pending files load their diff on demand
+MAX_PENDING_DIFF_CHARS = 1_000_000
 MAX_FILES_PER_ROW = 5
 MAX_OFFSET = 10_000_000
+DIGITS_RE = re.compile(r"^[0-9]{1,9}$")
 SHA_RE = re.compile(r"^[0-9a-fA-F]{4,40}$")
 VERSION_RE = re.compile(r"^[0-9a-f]{64}$")
 USER_RE = re.compile(r"^[\w.@+-]{1,150}$")
@@ -67,8 +68,8 @@ def _store_errors(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespon
             return view(request, *args, **kwargs)
         except BadInput as exc:
             return _error(request, str(exc), 400)
-        except NotFound as exc:
-            return _error(request, str(exc), 404)
+        except (NotFound, Http404) as exc:
+            return _error(request, str(exc) or "not found", 404)
         except StoreError as exc:
             return _error(request, str(exc), exc.status)
 
@@ -81,32 +82,10 @@ def _error(request: HttpRequest, message: str, status: int) -> HttpResponse:
                  status=status)
 
 
-def _sidebar_template() -> str | None:
-    """The hierarchy sidebar, once the browse area provides it; pages render without it."""
-    try:
-        get_template("web/_sidebar.html")
-    except TemplateDoesNotExist:
-        return None
-    return "web/_sidebar.html"
-
-
-def _sidebar_context(path: str | None, scope: str | None) -> dict:
-    try:
-        from memoryui.web import hierarchy  # the browse area's sidebar
-    except ImportError:
-        return {}
-    helper = getattr(hierarchy, "sidebar", None)
-    if helper is None:
-        return {}
-    return helper(get_store(), current_path=path, scope=scope)
-
-
 def _page(request: HttpRequest, template: str, ctx: dict, *, status: int = 200,
           path: str | None = None, scope: str | None = None) -> HttpResponse:
-    sidebar = _sidebar_template()
-    if sidebar:
-        ctx = {**_sidebar_context(path, scope), **ctx}
-    ctx["sidebar_template"] = sidebar
+    """A full page: the browse area's hierarchy sidebar (current file/scope open) around it."""
+    ctx = {**hierarchy.sidebar(get_store(), current_path=path, scope=scope), **ctx}
     ctx.setdefault("can_curate", has_role(request.user, CURATOR))
     response = render(request, template, ctx, status=status)
     patch_vary_headers(response, ("HX-Request",))
@@ -127,14 +106,14 @@ def _path(path: str) -> str:
 
 def _sha(sha: str) -> str:
     """Malformed revisions are simply not found (404), like unknown ones."""
-    if not SHA_RE.match(sha or ""):
+    if not SHA_RE.fullmatch(sha or ""):
         raise Http404("no such commit")
     return sha.lower()
 
 
 def _page_number(request: HttpRequest) -> int:
     raw = request.GET.get("page", "1") or "1"
-    if not raw.isdigit() or int(raw) < 1 or int(raw) > MAX_OFFSET:
+    if not DIGITS_RE.fullmatch(raw) or int(raw) < 1 or int(raw) > MAX_OFFSET:
         raise BadInput(f"invalid page {raw!r}: use a whole number from 1")
     return int(raw)
 
@@ -340,13 +319,14 @@ def _trailer_rows(info: CommitInfo) -> list[dict]:
     for key, values in info.trailers.items():
         for value in values:
             href = None
-            if key == "Restored-From" and SHA_RE.match(value):
+            if key == "Restored-From" and SHA_RE.fullmatch(value):
                 href = reverse("commit", args=[value])
             elif key == "Promoted-From":
                 src, _, entry = value.partition("#")
                 try:
                     names.validate_relpath(src)
-                    href = _file_href(src) + (f"#{quote(entry)}" if entry else "")
+                    # the file page anchors each daily entry as `e-<entry id>`
+                    href = _file_href(src) + (f"#e-{quote(entry)}" if entry else "")
                 except InvalidName:
                     href = None
             out.append({"key": key, "value": value, "href": href})
@@ -485,9 +465,9 @@ def restore(request: HttpRequest, path: str) -> HttpResponse:
     path = _path(path)
     rev = request.POST.get("rev", "")
     base = request.POST.get("base", "")
-    if not SHA_RE.match(rev):
+    if not SHA_RE.fullmatch(rev):
         raise BadInput("choose the version to restore (rev must be a commit sha)")
-    if base != ABSENT and not VERSION_RE.match(base):
+    if base != ABSENT and not VERSION_RE.fullmatch(base):
         raise BadInput("the form lacks the version it was loaded from; reload the page")
     message = request.POST.get("message", "").strip() or None
     store = get_store()
@@ -556,19 +536,19 @@ def activity_filters(params: QueryDict, kinds: list[str]) -> ActivityFilters:
     if f.actor:
         kind, sep, name = f.actor.partition(":")
         if sep and kind == "agent":
-            if not names.SCOPE_RE.match(name):
+            if not names.SCOPE_RE.fullmatch(name):
                 f.errors.append(f"invalid agent {name!r}: agents are scope names "
                                 "(letters, digits, '_' or '-')")
         elif sep and kind == "user":
-            if not USER_RE.match(name):
+            if not USER_RE.fullmatch(name):
                 f.errors.append(f"invalid person {name!r}")
         elif sep and kind in ("git", "external"):
-            if not GIT_NAME_RE.match(name):
+            if not GIT_NAME_RE.fullmatch(name):
                 f.errors.append(f"invalid git author name {name!r}")
-        elif not GIT_NAME_RE.match(f.actor):
+        elif not GIT_NAME_RE.fullmatch(f.actor):
             f.errors.append(f"invalid actor {f.actor!r}: use agent:<scope>, user:<name> "
                             "or a git author name")
-    if f.scope and not names.SCOPE_RE.match(f.scope):
+    if f.scope and not names.SCOPE_RE.fullmatch(f.scope):
         f.errors.append(f"invalid scope {f.scope!r}: use letters, digits, '_' or '-'")
     if f.kind and f.kind not in kinds:
         f.errors.append(f"invalid kind {f.kind!r}: choose one of {', '.join(kinds)}")
@@ -583,7 +563,7 @@ def activity_filters(params: QueryDict, kinds: list[str]) -> ActivityFilters:
     if f.since and f.until and f.since > f.until:
         f.errors.append(f"since ({f.since}) is after until ({f.until})")
     raw = params.get("offset", "0").strip() or "0"
-    if not raw.isdigit() or int(raw) > MAX_OFFSET:
+    if not DIGITS_RE.fullmatch(raw) or int(raw) > MAX_OFFSET:
         f.errors.append(f"invalid offset {raw!r}")
     else:
         f.offset = int(raw)
@@ -713,8 +693,14 @@ class PendingItem:
 
 
 def _pending_diff(store: object, path: str, status: str) -> FileView:
+    """HEAD's version against the working file, diffed in memory (no git command)."""
     old = store.file_at(path, "HEAD") if store.head() else None
     new = None if status == "deleted" else store.read(path)
+    if len(old or "") + len(new or "") > MAX_PENDING_DIFF_CHARS:
+        # difflib is quadratic in the worst case; a rewrite of a huge file is not drawn.
+        fd = FileDiff(path, status="added" if old is None else "deleted" if new is None
+                      else "modified")
+        return FileView(fd, anchor_for(path), too_large=True)
     return file_views([diff_texts(old, new, path)])[0]
 
 
@@ -726,7 +712,7 @@ def pending(request: HttpRequest) -> HttpResponse:
     items = [PendingItem(e.path, e.status, store.owner_of(e.path)) for e in store.pending()]
     for item in items[:PENDING_INLINE_DIFFS]:
         item.diff = _pending_diff(store, item.path, item.status)
-    committed = [s for s in request.GET.get("committed", "").split(",") if SHA_RE.match(s)]
+    committed = [s for s in request.GET.get("committed", "").split(",") if SHA_RE.fullmatch(s)]
     return _page(request, "web/history/pending.html", {
         "items": items, "committed": committed[:50], "only": None,
         "inline_limit": PENDING_INLINE_DIFFS,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, QueryDict
@@ -104,8 +104,9 @@ def _choices(store: Store) -> dict:
 def _done(request: HttpRequest, items: list[review.Item], *, bulk_done: bool = False,
           recent: bool = False) -> HttpResponse:
     """htmx: every touched entry (and the message area) swapped out of band."""
-    ctx = {"items": items, "can_act": True, "bulk_done": bulk_done,
-           "next": _next(request), **_choices(get_store())}
+    nxt = _next(request)
+    ctx = {"items": items, "can_act": True, "bulk_done": bulk_done, "next": nxt,
+           "next_q": quote(nxt, safe=""), **_choices(get_store())}
     if recent:
         ctx["recent"] = Promotion.objects.all()[:RECENT]
         ctx["show_recent"] = True
@@ -137,6 +138,7 @@ def queue(request: HttpRequest) -> HttpResponse:
     ctx = {
         "queue": q, "filters": filters, "error": error, "statuses": review.STATUSES,
         "can_act": has_role(request.user, CURATOR), "next": request.get_full_path(),
+        "next_q": quote(request.get_full_path(), safe=""),
         "recent": Promotion.objects.all()[:RECENT],
         "prev_url": link(page=page - 1) if page > 1 else "",
         "next_url": link(page=page + 1) if page < q.pages else "",
@@ -155,9 +157,10 @@ def entry(request: HttpRequest) -> HttpResponse:
     store = get_store()
     key = request.GET.get("entry", "")
     before, current, after = review.neighbours(store, key)
+    nxt = _next(request)
     ctx = {"before": before, "current": current, "after": after,
-           "can_act": has_role(request.user, CURATOR), "next": _next(request),
-           **_choices(store)}
+           "can_act": has_role(request.user, CURATOR), "next": nxt,
+           "next_q": quote(nxt, safe=""), **_choices(store)}
     if request.htmx:
         return render(request, T + "_neighbours.html", ctx)
     return render(request, T + "entry.html", ctx)

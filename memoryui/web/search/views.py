@@ -33,6 +33,14 @@ def _page(raw: str | None) -> int:
         return 1
 
 
+def _entry_label(entry_id: str | None) -> str:
+    """Entry ids start with the entry's time (HHMM) or "u" for untimed text."""
+    if not entry_id:
+        return ""
+    hhmm = entry_id[:4]
+    return f"entry at {hhmm[:2]}:{hhmm[2:]}" if hhmm.isdigit() else "untimed entry"
+
+
 def _result_rows(hits: list) -> list[dict]:
     rows = []
     for h in hits:
@@ -47,6 +55,7 @@ def _result_rows(hits: list) -> list[dict]:
             "badge": BADGES.get(h.kind, "directive"),
             "scope_url": "/s/" + quote(h.scope) + "/" if h.scope else "",
             "has_title_match": "\x02" in h.title,
+            "entry_label": _entry_label(h.entry_id),
         })
     return rows
 

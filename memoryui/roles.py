@@ -8,6 +8,7 @@ from functools import wraps
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
+from django_htmx.http import HttpResponseClientRedirect
 
 VIEWER, CURATOR, ADMIN = "viewer", "curator", "admin"
 RANK = {VIEWER: 1, CURATOR: 2, ADMIN: 3}
@@ -35,7 +36,11 @@ def require_role(role: str) -> Callable:
         @wraps(view)
         def wrapped(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
             if not request.user.is_authenticated:
-                return redirect_to_login(request.get_full_path())
+                login = redirect_to_login(request.get_full_path())
+                if getattr(request, "htmx", False):
+                    # A 302 would swap the login page into a fragment; send the browser.
+                    return HttpResponseClientRedirect(login["Location"])
+                return login
             if not has_role(request.user, role):
                 raise PermissionDenied(f"this needs the {role} role")
             return view(request, *args, **kwargs)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Quick start (2): install everything the tests need (Debian's chromium included) and run
-# the whole suite: lint, then pytest on both cores.
+# the whole suite: lint, then pytest on both cores. (PostgreSQL is installed only so the
+# search tests can start a throwaway server of their own on 127.0.0.1.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PIP_BREAK_SYSTEM_PACKAGES=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
@@ -9,11 +10,12 @@ need=""
 command -v git >/dev/null || need="$need git"
 [ -x /usr/bin/chromium ] || need="$need chromium"
 command -v rg >/dev/null || need="$need ripgrep"
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need="$need postgresql"
 if [ -n "$need" ]; then
   echo "installing Debian packages:$need"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $need
 fi
-python3 -m pip install -q -e ".[test]"
+python3 -m pip install -q -e ".[test,postgres]"
 python3 -m ruff check .
 python3 -m pytest -n 2 -p no:cacheprovider "$@"

@@ -278,13 +278,15 @@ class GitRepo:
         index = self.repo.index
         index.read(False)
         for path in sorted(paths):
-            if (self.root / path).is_file():
-                index.add(path)
-            else:
-                try:
+            try:
+                if (self.root / path).is_file():
+                    index.add(path)
+                else:
                     index.remove(path)
-                except (OSError, KeyError):
-                    pass
+            except (OSError, KeyError, pygit2.GitError):
+                # Removed, or replaced by a writer right now: that write is journaled, so
+                # the next flush refreshes this entry; `git status` re-hashes it meanwhile.
+                pass
         try:
             index.write()
         except pygit2.GitError as exc:

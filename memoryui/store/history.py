@@ -137,7 +137,9 @@ def log(root: Path, pathspecs: list[str] | None = None, *, actor: str | None = N
     args = ["log", f"--format={LOG_FORMAT}", f"--max-count={int(limit)}",
             f"--skip={int(offset)}", "--no-color"]
     if with_files:
-        args += ["--name-status", "--find-renames"]
+        args.append("--name-status")
+        if not pathspecs:  # with a path filter rename detection finds nothing and costs
+            args.append("--find-renames")
     if actor:
         if ":" in actor:
             args += ["--extended-regexp",

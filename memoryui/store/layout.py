@@ -113,6 +113,18 @@ class _Pattern:
         return g.replace("{name}", "*")
 
 
+def _pathspec(p: _Pattern, scope: str | None) -> str:
+    """A literal path or folder where possible: git's Bloom filters skip glob pathspecs,
+    which made kind-filtered history about 6x slower on a 20k-commit workspace."""
+    template = p.template.replace("{scope}", scope) if scope else p.template
+    if "{" not in template:
+        return f":(literal){template}"
+    head, _, tail = template.partition("{")
+    if "{" not in tail and "/" not in tail.split("}", 1)[1] and head.endswith("/"):
+        return f":(literal){head}"  # `dir/{name}.md`: the folder holds only this kind
+    return ":(glob)" + p.glob(scope)
+
+
 class Layout:
     """One framework's mapping of kinds onto paths."""
 
@@ -203,8 +215,16 @@ class Layout:
         for p in self.patterns:
             if p.kind != kind or (scope and not p.scoped):
                 continue
-            specs.append(":(glob)" + p.glob(names.validate_scope(scope) if scope else None))
-        return specs or [":(glob)__no_such_kind__"]
+            specs.append(_pathspec(p, names.validate_scope(scope) if scope else None))
+        if not specs:
+            return [":(glob)__no_such_kind__"]
+        # Other kinds sharing a folder (jutul's index beside its notes) are excluded.
+        folders = {p.template.rsplit("/", 1)[0] for p in self.patterns if p.kind == kind}
+        for p in self.patterns:
+            if p.kind != kind and "{name}" not in p.template and \
+                    p.template.rsplit("/", 1)[0] in folders:
+                specs.append(":(exclude,glob)" + p.glob(scope))
+        return specs
 
     def list_scopes(self, root: Path) -> list[str]:
         base = root / self.scope_container

@@ -55,8 +55,8 @@ def get_search_index() -> SearchIndex:
         with _lock:
             if _index is None or _index.store is not store or (
                     _index.backend == "sqlite" and _index.path != settings.MEMORYUI_SEARCH_DB):
-                if _index is not None and _index.update in store.listeners:
-                    store.listeners.remove(_index.update)
+                if _index is not None and _index.enqueue in store.listeners:
+                    store.listeners.remove(_index.enqueue)
                 _attach_index(store)
             index = _index
     if index is None:

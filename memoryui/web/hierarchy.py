@@ -221,12 +221,13 @@ class Hierarchy:
 
 _lines_cache: dict[tuple[str, str, int, float], int] = {}
 
-# Workspaces with more files than this are re-listed in the background (a walk of 20,000
-# files costs a quarter of a second or more): a page is served from the last build, at most
-# MAX_STALE seconds old, while a thread rebuilds it. Smaller workspaces rebuild at once, so
-# what they show is exact.
+# Workspaces with more files than this are regrouped in the background (the overview's
+# grouping of 20,000 files costs about 100 ms, a full walk more): a page is served from the
+# last build while a thread rebuilds it after a new commit, or TREE_TTL seconds after the
+# last build (when the store re-walks for changes made outside memoryui). Smaller workspaces
+# rebuild at once, so what they show is exact.
 BACKGROUND_ABOVE = 2_000  # files
-MAX_STALE = 30.0  # seconds
+MAX_STALE = 2 * TREE_TTL + 30  # seconds; older than this, a request rebuilds and waits
 
 
 @dataclass

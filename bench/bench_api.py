@@ -20,7 +20,6 @@ Goals (issue 2): remember >= 200 calls/s with p99 < 100 ms; recall p50 < 10 ms.
 
 from __future__ import annotations
 
-import os
 import queue
 import re
 import subprocess
@@ -31,6 +30,8 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.floors import git_cli_floor
+from bench.run import percentile
 from memoryui.store import Actor, Store
 
 N_FLOOR = 200
@@ -45,35 +46,11 @@ STORE_DATE = "2026-11-24"
 ENTRY_RE = re.compile(r"apibench-[a-z0-9-]+?-\d+-[0-9a-f]{12}")
 
 
-def _pct(samples: list[float], p: float) -> float:
-    s = sorted(samples)
-    return s[min(len(s) - 1, max(0, int(round(p / 100 * len(s))) - 1))]
-
 
 def _git(root: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True,
                           text=True).stdout
 
-
-def git_cli_floor(root: Path, scope: str, n: int) -> list[float]:
-    """Append + `git add` + `git commit` per entry, as a script using the CLI would."""
-    rel = f"agents/{scope}/memory/daily/{FLOOR_DATE}.md"
-    full = root / rel
-    full.parent.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "GIT_AUTHOR_NAME": scope, "GIT_AUTHOR_EMAIL": f"{scope}@agents",
-           "GIT_COMMITTER_NAME": scope, "GIT_COMMITTER_EMAIL": f"{scope}@agents"}
-    lat = []
-    for i in range(n):
-        t = time.perf_counter()
-        with open(full, "a") as fh:
-            if i == 0:
-                fh.write(f"# {FLOOR_DATE}\n")
-            fh.write(f"\n## 10:{i % 60:02d}\n\nfloor entry {i}\n")
-        subprocess.run(["git", "add", "--", rel], cwd=root, check=True, capture_output=True)
-        subprocess.run(["git", "commit", "-q", "-m", f"remember: {rel}", "--", rel], cwd=root,
-                       check=True, capture_output=True, env=env)
-        lat.append((time.perf_counter() - t) * 1000)
-    return lat
 
 
 def store_floor(root: Path, scopes: list[str], n: int) -> list[float]:
@@ -192,7 +169,7 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
     scopes = probe.scopes()[:5]
     probe.close()
 
-    floor = git_cli_floor(root, scopes[0], N_FLOOR)
+    floor = git_cli_floor(root, scopes[0], N_FLOOR, FLOOR_DATE)
     store_lat = store_floor(root, scopes, N_STORE)
     recall_floor = recall_in_process(root, scopes[1], N_RECALL)
 
@@ -212,15 +189,15 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
     ops = len(lat) / wall if wall else 0.0
     report(f"remember over HTTP ({CLIENTS} clients, serve --workers {WORKERS})", lat,
            ops_per_s=ops, floor="append + git commit (git CLI)", floor_ms=floor,
-           note=f"p50 {_pct(lat, 50):.1f} ms, p95 {_pct(lat, 95):.1f} ms, p99 "
-                f"{_pct(lat, 99):.1f} ms, {ops:.0f} calls/s; {len(errors)} errors; {check}; "
+           note=f"p50 {percentile(lat, 50):.1f} ms, p95 {percentile(lat, 95):.1f} ms, p99 "
+                f"{percentile(lat, 99):.1f} ms, {ops:.0f} calls/s; {len(errors)} errors; {check}; "
                 "goal >= 200/s, p99 < 100 ms")
     report("Store.append in-process (deferred commits)", store_lat,
            floor="append + git commit (git CLI)", floor_ms=floor,
-           note=f"the store call alone; p99 {_pct(store_lat, 99):.1f} ms")
+           note=f"the store call alone; p99 {percentile(store_lat, 99):.1f} ms")
     report("recall over HTTP (sequential, keep-alive)", recall_lat,
            floor="recall in-process (call_tool)", floor_ms=recall_floor,
-           note=f"p50 {_pct(recall_lat, 50):.1f} ms, p99 {_pct(recall_lat, 99):.1f} ms; "
+           note=f"p50 {percentile(recall_lat, 50):.1f} ms, p99 {percentile(recall_lat, 99):.1f} ms; "
                 "goal p50 < 10 ms")
 
 

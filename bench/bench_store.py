@@ -19,7 +19,6 @@ Goals (issue 7): >= 300 writes/s in one process, >= 200/s from 4 processes.
 from __future__ import annotations
 
 import multiprocessing
-import os
 import re
 import subprocess
 import sys
@@ -27,6 +26,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.floors import git_cli_floor
+from bench.run import percentile
 from memoryui.store import Actor, Store
 
 DATE = "2026-11-21"  # the day after the corpus ends: new daily logs that grow with each write
@@ -104,30 +105,6 @@ def verify(root: Path, markers: list[str], since: str) -> str:
            "git status clean"
 
 
-def git_cli_floor(root: Path, scope: str, n: int) -> list[float]:
-    """Append + `git add` + `git commit`, the way a script would do it with the CLI."""
-    rel = f"agents/{scope}/memory/daily/{FLOOR_DATE}.md"
-    full = root / rel
-    full.parent.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "GIT_AUTHOR_NAME": scope, "GIT_AUTHOR_EMAIL": f"{scope}@agents",
-           "GIT_COMMITTER_NAME": scope, "GIT_COMMITTER_EMAIL": f"{scope}@agents"}
-    lat = []
-    for i in range(n):
-        t = time.perf_counter()
-        with open(full, "a") as fh:
-            if i == 0:
-                fh.write(f"# {FLOOR_DATE}\n")
-            fh.write(_entry(f"floor-{i}", i))
-        subprocess.run(["git", "add", "--", rel], cwd=root, check=True, capture_output=True)
-        subprocess.run(["git", "commit", "-q", "-m", f"remember: {rel}", "--", rel], cwd=root,
-                       check=True, capture_output=True, env=env)
-        lat.append((time.perf_counter() - t) * 1000)
-    return lat
-
-
-def _pct(samples: list[float], p: float) -> float:
-    s = sorted(samples)
-    return s[min(len(s) - 1, max(0, int(round(p / 100 * len(s))) - 1))]
 
 
 def run(corpus: Path, report: Callable[..., None]) -> None:
@@ -138,7 +115,7 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
     start_head = _git(root, "rev-parse", "HEAD").strip()
 
     # The floor first, on the untouched corpus: the git CLI pays for the 20k-entry index.
-    floor = git_cli_floor(root, scopes[-1], N_FLOOR)
+    floor = git_cli_floor(root, scopes[-1], N_FLOOR, FLOOR_DATE)
     floor_name = "git CLI append+add+commit"
     start_head = _git(root, "rev-parse", "HEAD").strip()
 
@@ -156,7 +133,7 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
     store.close()
     report(f"store append+commit, deferred 0.2 s, 1 process ({N_DEFERRED} writes)", lat,
            ops_per_s=N_DEFERRED / wall, floor=floor_name, floor_ms=floor,
-           note=f"p50 {_pct(lat, 50):.2f} ms, p99 {_pct(lat, 99):.2f} ms per write; last write "
+           note=f"p50 {percentile(lat, 50):.2f} ms, p99 {percentile(lat, 99):.2f} ms per write; last write "
                 f"committed {drain * 1000:.0f} ms after it returned; {note}")
 
     # 2. one process, a commit inside every call
@@ -170,7 +147,7 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
     store.close()
     report(f"store append+commit, synchronous, 1 process ({N_SYNC} writes)", lat2,
            ops_per_s=N_SYNC / wall, floor=floor_name, floor_ms=floor,
-           note=f"p50 {_pct(lat2, 50):.2f} ms, p99 {_pct(lat2, 99):.2f} ms; {commits} commits "
+           note=f"p50 {percentile(lat2, 50):.2f} ms, p99 {percentile(lat2, 99):.2f} ms; {commits} commits "
                 f"for {N_SYNC} writes; {note}")
 
     # 3. four processes together, each its own Store on the same workspace
@@ -193,10 +170,10 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
     note = verify(root, markers + markers2 + markers3, start_head)
     report(f"store append+commit, deferred, {PROCS} processes ({total} writes)", lat3,
            ops_per_s=total / wall, floor=floor_name, floor_ms=floor,
-           note=f"p50 {_pct(lat3, 50):.2f} ms, p99 {_pct(lat3, 99):.2f} ms per write; {note}")
+           note=f"p50 {percentile(lat3, 50):.2f} ms, p99 {percentile(lat3, 99):.2f} ms per write; {note}")
 
     report(f"floor: {floor_name} ({N_FLOOR} writes)", floor,
-           note=f"p50 {_pct(floor, 50):.1f} ms, p99 {_pct(floor, 99):.1f} ms")
+           note=f"p50 {percentile(floor, 50):.1f} ms, p99 {percentile(floor, 99):.1f} ms")
 
 
 if __name__ == "__main__":

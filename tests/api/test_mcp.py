@@ -3,6 +3,7 @@ worker processes, in both protocol eras (2026-07-28 discovery and the legacy han
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import os
 import re
@@ -110,7 +111,14 @@ def session(url: str, token: str, mode: str = "auto", **headers: str
         async with http, Client(streamable_http_client(url, http_client=http), mode=mode) as c:
             return await fn(c)
 
-    return lambda fn: anyio.run(go, fn)
+    return lambda fn: _in_own_thread(lambda: anyio.run(go, fn))
+
+
+def _in_own_thread(call: Callable[[], Any]) -> Any:
+    """Run an event loop in a fresh thread: the browser tests' Playwright keeps a loop
+    running in this worker's main thread, where a second `anyio.run` is refused."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(call).result()
 
 
 async def text_of(client: Client, name: str, args: dict) -> tuple[str, bool]:

@@ -71,3 +71,19 @@ def screenshot(page, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=False)
     return path
+
+
+def watch_console(page) -> list[str]:
+    """Collect console errors and CSP violations: a page must not break its own policy.
+
+    The browser asks for /favicon.ico on its own; there is none, so that error is ignored.
+    """
+    errors: list[str] = []
+
+    def on_console(m) -> None:
+        if m.type == "error" and "favicon" not in (m.location or {}).get("url", ""):
+            errors.append(m.text)
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return errors

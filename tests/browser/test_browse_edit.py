@@ -10,30 +10,18 @@ from playwright.sync_api import expect
 
 from memoryui.demo import build_demo
 from memoryui.store import Actor
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import screenshot, watch_console
 
 MEM = "agents/ops-bot/memory/MEMORY.md"
 TODAY = dt.date(2026, 2, 12)
 
-
-def _watch(page) -> list[str]:
-    """Console errors and CSP violations: a page must not break its own policy."""
-    errors: list[str] = []
-
-    def on_console(m) -> None:
-        if m.type == "error" and "favicon" not in (m.location or {}).get("url", ""):
-            errors.append(m.text)
-
-    page.on("console", on_console)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    return errors
 
 
 def test_browse_from_overview_to_a_daily_log(live_workspace, page_for):
     base, store = live_workspace
     build_demo(store.root, today=TODAY)
     page = page_for("viewer")
-    errors = _watch(page)
+    errors = watch_console(page)
     page.goto(base + "/")
     expect(page.locator("h1")).to_have_text("Overview")
     assert page.locator("table.ov-scopes tbody tr").count() == 3
@@ -67,7 +55,7 @@ def test_edit_memory_with_live_preview_and_save(live_workspace, page_for):
     base, store = live_workspace
     build_demo(store.root, today=TODAY)
     page = page_for("curator", "alice")
-    errors = _watch(page)
+    errors = watch_console(page)
     page.goto(f"{base}/f/{MEM}")
     page.get_by_role("link", name="Edit", exact=True).click()
     page.wait_for_url(f"{base}/edit/{MEM}")
@@ -97,7 +85,7 @@ def test_two_curators_conflict_and_resolve(live_workspace, page_for):
                 tool="reflect")
     alice = page_for("curator", "alice")
     bob = page_for("curator", "bob")
-    errors = _watch(bob)
+    errors = watch_console(bob)
     for page in (alice, bob):
         page.goto(f"{base}/edit/{MEM}")
     a_text = alice.locator("#editor-text").input_value().replace("Tuesday", "Thursday")

@@ -8,23 +8,12 @@ import re
 from playwright.sync_api import expect
 
 from memoryui.store import Actor
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import screenshot, watch_console
 
 MEM = "agents/ops-bot/memory/MEMORY.md"
 V1 = "# Ops\n\n- the deploy window is Tuesday\n- pager rotation is weekly\n"
 V2 = "# Ops\n\n- the deploy window is Thursday\n- pager rotation is weekly\n"
 
-
-def _watch_console(page) -> list[str]:
-    errors: list[str] = []
-    def on_console(m) -> None:
-        # the browser asks for /favicon.ico on its own; there is none
-        if m.type == "error" and "favicon" not in (m.location or {}).get("url", ""):
-            errors.append(m.text)
-
-    page.on("console", on_console)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    return errors
 
 
 def test_history_restore_and_pending_commit(live_workspace, page_for):
@@ -36,7 +25,7 @@ def test_history_restore_and_pending_commit(live_workspace, page_for):
                 "invoice run ok\n", actor=Actor.agent("billing-agent"), tool="remember")
 
     page = page_for("curator")
-    errors = _watch_console(page)
+    errors = watch_console(page)
     page.on("dialog", lambda d: d.accept())
 
     # -- history: both commits, the latest diff loaded inline by htmx
@@ -112,7 +101,7 @@ def test_discard_asks_and_restores_the_file(live_workspace, page_for):
     store.write(MEM, V1, actor=Actor.agent("ops-bot"), tool="reflect")
     (store.root / MEM).write_text("scribbled over\n")
     page = page_for("curator")
-    errors = _watch_console(page)
+    errors = watch_console(page)
     asked: list[str] = []
 
     def on_dialog(d) -> None:

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from memoryui.models import Promotion, ReviewState
 from memoryui.review import dom_id
 from memoryui.store import Actor, Kind, parse_daily, skills
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import screenshot, watch_console
 
 D1, D2 = "2026-02-11", "2026-02-12"
 MEM = "agents/ops-bot/memory/MEMORY.md"
@@ -27,17 +27,6 @@ def _log(store, scope: str, date: str, time: str, text: str) -> str:
     entry = next(e for e in parse_daily(store.read(path)) if e.time == time)
     return f"{path}#{entry.id}"
 
-
-def _watch_console(page) -> list[str]:
-    errors: list[str] = []
-
-    def on_console(m) -> None:
-        if m.type == "error" and "favicon" not in (m.location or {}).get("url", ""):
-            errors.append(m.text)
-
-    page.on("console", on_console)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    return errors
 
 
 def _queue_ids(page) -> list[str]:
@@ -60,7 +49,7 @@ def test_review_queue_end_to_end(live_workspace, page_for):
     }
     queue_url = f"{base}/review/?from={D1}&to={D2}"
     page = page_for("curator", "lead")
-    errors = _watch_console(page)
+    errors = watch_console(page)
     page.on("dialog", lambda d: d.accept())
     page.goto(queue_url)
 

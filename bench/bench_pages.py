@@ -143,13 +143,13 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
            note="how long the overview's counts lag a commit; the tree itself is incremental")
     rebuild = []
     for _ in range(COLD_SAMPLES):
-        store._tree = None  # what the store does every TREE_TTL to see outside changes
+        store.invalidate_tree()  # what the store does every TREE_TTL to see outside changes
         rebuild.append(_ms(lambda: hierarchy._rebuild(store)))
     report("overview hierarchy rebuild with a full re-walk (background)", rebuild,
            note="once per TREE_TTL")
     walk = []
     for _ in range(COLD_SAMPLES):
-        store._tree = None
+        store.invalidate_tree()
         walk.append(_ms(store.tree))
     report("  of which store.tree() full walk", walk,
            note=f"median {statistics.median(walk):.0f} ms: sizes + mtimes of every file")

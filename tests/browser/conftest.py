@@ -87,3 +87,14 @@ def watch_console(page) -> list[str]:
     page.on("console", on_console)
     page.on("pageerror", lambda e: errors.append(str(e)))
     return errors
+
+
+def htmx_idle(page) -> None:
+    """Wait until htmx has swapped, settled and processed new content.
+
+    Playwright can type into a freshly swapped element before htmx has attached its
+    triggers (settling takes ~20 ms); a person cannot, so tests wait here.
+    """
+    page.wait_for_function(
+        "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')")
+    page.wait_for_timeout(60)

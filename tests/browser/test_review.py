@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from memoryui.models import Promotion, ReviewState
 from memoryui.review import dom_id
 from memoryui.store import Actor, Kind, parse_daily, skills
-from tests.browser.conftest import screenshot, watch_console
+from tests.browser.conftest import htmx_idle, screenshot, watch_console
 
 D1, D2 = "2026-02-11", "2026-02-12"
 MEM = "agents/ops-bot/memory/MEMORY.md"
@@ -83,6 +83,7 @@ def test_review_queue_end_to_end(live_workspace, page_for):
         "# ops-bot memory\n\n## Facts\n- I work for Initech.\n\nCanary at 5% caught the bad "
         "build before customers did.\n\n## Lessons\n- Check canaries.\n")
     # Rewrite it as a fact; the live preview follows.
+    htmx_idle(page)
     textarea = editor.locator("textarea[name=text]")
     edited = textarea.input_value().replace(
         "\nCanary at 5% caught the bad build before customers did.\n",
@@ -117,9 +118,11 @@ def test_review_queue_end_to_end(live_workspace, page_for):
     expect(editor).to_be_visible()
     expect(editor.locator("h2").first).to_contain_text("Promote 2 entries into skill "
                                                           "canary-deploys")
+    htmx_idle(page)
     editor.locator("input[name=description]").fill(
         "Roll out changes behind a canary. Use when deploying anything customers see.")
     editor.get_by_role("button", name="Update draft").click()
+    htmx_idle(page)
     textarea = page.locator("#bulk-slot textarea[name=text]")
     expect(textarea).to_contain_text("description: Roll out changes behind a canary.")
     draft = textarea.input_value()

@@ -460,6 +460,7 @@ class _IndexBase:
         self._catching_up = threading.Lock()
         self._queue: dict[str, float] = {}  # path -> when it changed
         self._queue_lock = threading.Lock()
+        self._drain_lock = threading.Lock()
         self._drainer: threading.Thread | None = None
         self._drain_at_exit = False
         self._last_check = 0.0
@@ -538,10 +539,15 @@ class _IndexBase:
                 self._drainer.start()
 
     def drain(self) -> int:
-        """Index every queued path now."""
-        with self._queue_lock:
-            changed, self._queue = self._queue, {}
-        return self._index_at(changed) if changed else 0
+        """Index every queued path now.
+
+        One drain at a time: the exit hook must wait for a drain the background thread has
+        begun, or paths it took from the queue would die with it at interpreter exit.
+        """
+        with self._drain_lock:
+            with self._queue_lock:
+                changed, self._queue = self._queue, {}
+            return self._index_at(changed) if changed else 0
 
     def _drain_quietly(self) -> None:
         try:

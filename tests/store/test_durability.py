@@ -195,3 +195,19 @@ def test_deferred_commits_group_per_author_and_keep_status_truthful(tmp_path: Pa
     for c in commits:
         assert {f.path.split("/")[1] for f in c.files} == {c.author}
     store.close()
+
+
+def test_housekeeping_packs_loose_objects_and_writes_the_commit_graph(store: Store) -> None:
+    store.git.loose_object_limit = 20
+    for i in range(30):
+        store.write(f"agents/a/memory/notes/n{i}.md", f"note {i}\n", actor=Actor.agent("a"),
+                    tool="t")
+    loose_before = int(git(store.root, "count-objects").split()[0])
+    assert loose_before > 20
+    store.git.maintain(background=False)
+    assert int(git(store.root, "count-objects").split()[0]) < loose_before
+    graphs = list((store.root / ".git/objects/info").glob("commit-graph*/*.graph"))
+    graphs += list((store.root / ".git/objects/info").glob("commit-graph"))
+    assert any(b"BIDX" in g.read_bytes() for g in graphs), "Bloom filters for path logs"
+    assert git(store.root, "status", "--porcelain") == ""
+    assert len(store.log(limit=100)) == 30

@@ -19,7 +19,6 @@ import resource
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -83,18 +82,12 @@ def _targets(corpus: Path) -> dict[str, str]:
 
 
 def run(corpus: Path, report: Callable[..., None]) -> None:
-    from bench.bench_pages import _django  # one way to point Django at a corpus
+    from bench.bench_pages import signed_in_client
 
-    var = Path(tempfile.mkdtemp(prefix="memoryui-bench-history-"))
-    _django(corpus, var)
-    from django.test import Client
-
-    from memoryui.management.commands.user import set_person
+    client = signed_in_client(corpus, "history", "viewer")
     from memoryui.workspace import get_store
 
     store = get_store()
-    client = Client()
-    client.force_login(set_person("bench-viewer", "viewer", "bench-password-1"))
     t = _targets(corpus)
     hot, cold, sha, scope = t["hot"], t["cold"], t["sha"], t["scope"]
 

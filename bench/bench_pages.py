@@ -72,6 +72,18 @@ def _django(corpus: Path, var: Path) -> None:
     reset_store()
 
 
+def signed_in_client(corpus: Path, area: str, role: str) -> object:
+    """Django pointed at the corpus, and a test client signed in with `role`."""
+    _django(corpus, Path(tempfile.mkdtemp(prefix=f"memoryui-bench-{area}-")))
+    from django.test import Client
+
+    from memoryui.management.commands.user import set_person
+
+    client = Client()
+    client.force_login(set_person(f"bench-{role}", role, "bench-password-1"))
+    return client
+
+
 def _ms(fn: Callable[[], object]) -> float:
     t = time.perf_counter()
     fn()
@@ -86,18 +98,12 @@ def _floor(corpus: Path, path: str) -> list[float]:
 
 
 def run(corpus: Path, report: Callable[..., None]) -> None:
-    var = Path(tempfile.mkdtemp(prefix="memoryui-bench-pages-"))
-    _django(corpus, var)
-    from django.test import Client
-
-    from memoryui.management.commands.user import set_person
+    client = signed_in_client(corpus, "pages", "curator")
     from memoryui.store import Actor
     from memoryui.web import hierarchy
     from memoryui.workspace import get_store
 
     store = get_store()
-    client = Client()
-    client.force_login(set_person("bench-curator", "curator", "bench-password-1"))
     started = time.perf_counter()
     h = hierarchy.build(store)
     first_build = (time.perf_counter() - started) * 1000

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -42,21 +41,15 @@ def _ms(fn: Callable[[], object]) -> float:
 
 
 def run(corpus: Path, report: Callable[..., None]) -> None:
-    from bench.bench_pages import _django
+    from bench.bench_pages import signed_in_client
 
-    var = Path(tempfile.mkdtemp(prefix="memoryui-bench-review-"))
-    _django(corpus, var)
-    from django.test import Client
-
+    client = signed_in_client(corpus, "review", "curator")
     from memoryui import review
-    from memoryui.management.commands.user import set_person
     from memoryui.models import Promotion
     from memoryui.store import Actor, Kind
     from memoryui.workspace import get_store
 
     store = get_store()
-    client = Client()
-    client.force_login(set_person("bench-lead", "curator", "bench-password-1"))
     since = END - dt.timedelta(days=6)
     week = {"from": since.isoformat(), "to": END.isoformat()}
     files = review.daily_files(store, since, END)

@@ -34,6 +34,7 @@ from pathlib import Path
 from bench import corpus as vocab
 from memoryui.store import Store
 from memoryui.store.search import SearchIndex
+from tests.pg import pg_bindir
 
 REPO = Path(__file__).resolve().parent.parent
 REPEAT = 5  # timed runs per query for the index (after one warm-up)
@@ -214,19 +215,10 @@ def server_figures(root: Path, qs: list[str], report: Callable[..., None]) -> No
 
 # -- the Postgres backend (when Postgres is installed) ----------------------------------------
 
-def _pg_bindir() -> Path | None:
-    found = shutil.which("pg_config")
-    if found:
-        out = subprocess.run([found, "--bindir"], capture_output=True, text=True).stdout.strip()
-        if out and (Path(out) / "initdb").exists():
-            return Path(out)
-    versions = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))
-    return versions[-1].parent if versions else None
-
 
 def postgres_figures(root: Path, qs: list[str], report: Callable[..., None]) -> None:
     """The same searches on the Postgres backend, on a throwaway local server."""
-    bindir = _pg_bindir()
+    bindir = pg_bindir()
     try:
         import psycopg  # noqa: F401
     except ImportError:

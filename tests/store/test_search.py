@@ -23,26 +23,18 @@ import pytest
 from memoryui.store import Actor, Store
 from memoryui.store.entries import parse_daily
 from memoryui.store.search import PostgresSearchIndex, QueryError, SearchIndex, parse_query
+from tests.pg import pg_bindir
 
 BOT = Actor.agent("ops-bot")
 OTHER = Actor.agent("billing-agent")
 ALICE = Actor.user("alice")
 
 
-def _pg_bindir() -> Path | None:
-    found = shutil.which("pg_config")
-    if found:
-        out = subprocess.run([found, "--bindir"], capture_output=True, text=True).stdout.strip()
-        if out and (Path(out) / "initdb").exists():
-            return Path(out)
-    versions = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))
-    return versions[-1].parent if versions else None
-
 
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[str]:
     """A throwaway Postgres on 127.0.0.1 (the Postgres backend is tested for real)."""
-    bindir = _pg_bindir()
+    bindir = pg_bindir()
     if bindir is None or importlib.util.find_spec("psycopg") is None:
         pytest.skip("Postgres not installed: apt-get install -y postgresql; "
                     "pip install 'psycopg[binary]'")

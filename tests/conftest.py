@@ -9,8 +9,12 @@ from pathlib import Path
 import pytest
 
 from memoryui.store import Actor, Store
+from tests.pg import pg_server as _pg_server
 
 PASSWORD = "correct-horse-battery"
+
+# A throwaway PostgreSQL server on 127.0.0.1 for the whole session (tests/pg.py).
+pg_server = pytest.fixture(scope="session")(_pg_server)
 
 
 @pytest.fixture

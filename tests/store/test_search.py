@@ -7,14 +7,7 @@ highlighted text.
 
 from __future__ import annotations
 
-import importlib.util
 import multiprocessing
-import os
-import shutil
-import socket
-import subprocess
-import tempfile
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,51 +16,12 @@ import pytest
 from memoryui.store import Actor, Store
 from memoryui.store.entries import parse_daily
 from memoryui.store.search import PostgresSearchIndex, QueryError, SearchIndex, parse_query
-from tests.pg import pg_bindir
+from tests.pg import pg_database
 
 BOT = Actor.agent("ops-bot")
 OTHER = Actor.agent("billing-agent")
 ALICE = Actor.user("alice")
 
-
-
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[str]:
-    """A throwaway Postgres on 127.0.0.1 (the Postgres backend is tested for real)."""
-    bindir = pg_bindir()
-    if bindir is None or importlib.util.find_spec("psycopg") is None:
-        pytest.skip("Postgres not installed: apt-get install -y postgresql; "
-                    "pip install 'psycopg[binary]'")
-    base = Path(tempfile.mkdtemp(prefix="memoryui-pg-"))
-    as_user: list[str] = []
-    if os.geteuid() == 0:  # initdb refuses root: run the server as the postgres user
-        shutil.chown(base, "postgres")
-        as_user = ["runuser", "-u", "postgres", "--"]
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    data = base / "data"
-    subprocess.run([*as_user, str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U",
-                    "memoryui", "-E", "UTF8", "--no-sync"], check=True, capture_output=True)
-    subprocess.run([*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-l",
-                    str(base / "log"), "-w", "-o",
-                    f"-k {base} -p {port} -c listen_addresses=127.0.0.1 -c fsync=off",
-                    "start"], check=True, capture_output=True)
-    try:
-        yield f"postgresql://memoryui@127.0.0.1:{port}"
-    finally:
-        subprocess.run([*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate",
-                        "stop"], capture_output=True)
-        shutil.rmtree(base, ignore_errors=True)
-
-
-def _pg_database(server: str) -> str:
-    import psycopg
-
-    name = f"t_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(f"{server}/postgres", autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name}")
-    return f"{server}/{name}"
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -76,7 +30,7 @@ def index(request, tmp_path: Path, store: Store) -> Iterator[SearchIndex]:
     if request.param == "sqlite":
         idx = SearchIndex(tmp_path / "search.sqlite3", catch_up_interval=0, background=False)
     else:
-        idx = PostgresSearchIndex(_pg_database(request.getfixturevalue("pg_server")),
+        idx = PostgresSearchIndex(pg_database(request.getfixturevalue("pg_server")),
                                   catch_up_interval=0, background=False)
     idx.attach(store)
     yield idx

@@ -82,7 +82,7 @@ def _targets(corpus: Path) -> dict[str, str]:
 
 
 def run(corpus: Path, report: Callable[..., None]) -> None:
-    from bench.bench_pages import signed_in_client
+    from bench.bench_pages import signed_in_client, warm_page
 
     client = signed_in_client(corpus, "history", "viewer")
     from memoryui.workspace import get_store
@@ -136,12 +136,9 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
         ("pending changes (none)", "/pending/", {}, "git status --porcelain"),
     ]
     for name, url, headers, floor_name in pages:
-        first = client.get(url, **headers)
-        if first.status_code != 200:
-            report(name, None, note=f"skipped: {url} answered {first.status_code}")
+        first = warm_page(client, name, url, headers, WARMUP, report)
+        if first is None:
             continue
-        for _ in range(WARMUP):
-            client.get(url, **headers)
         pairs = [_cpu(lambda url=url, headers=headers: client.get(url, **headers))
                  for _ in range(SAMPLES)]
         floor_wall, floor_cpu = measured[floor_name]

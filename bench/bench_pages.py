@@ -84,6 +84,18 @@ def signed_in_client(corpus: Path, area: str, role: str) -> object:
     return client
 
 
+def warm_page(client: object, name: str, url: str, headers: dict, warmup: int,
+              report: Callable[..., None]) -> object | None:
+    """First request (kept, for its size) plus warm-up; None after reporting a skip."""
+    first = client.get(url, **headers)
+    if first.status_code != 200:
+        report(name, None, note=f"skipped: {url} answered {first.status_code}")
+        return None
+    for _ in range(warmup):
+        client.get(url, **headers)
+    return first
+
+
 def _ms(fn: Callable[[], object]) -> float:
     t = time.perf_counter()
     fn()

@@ -41,7 +41,7 @@ def _ms(fn: Callable[[], object]) -> float:
 
 
 def run(corpus: Path, report: Callable[..., None]) -> None:
-    from bench.bench_pages import signed_in_client
+    from bench.bench_pages import signed_in_client, warm_page
 
     client = signed_in_client(corpus, "review", "curator")
     from memoryui import review
@@ -78,12 +78,9 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
             {**week, "scope": files[0].scope}), {}),
     ]
     for name, url, headers in pages:
-        first = client.get(url, **headers)
-        if first.status_code != 200:
-            report(name, None, note=f"skipped: {url} answered {first.status_code}")
+        first = warm_page(client, name, url, headers, WARMUP, report)
+        if first is None:
             continue
-        for _ in range(WARMUP):
-            client.get(url, **headers)
         samples = [_ms(lambda url=url, headers=headers: client.get(url, **headers))
                    for _ in range(SAMPLES)]
         report(name, samples, floor="read + parse the week's logs", floor_ms=floor_parse,

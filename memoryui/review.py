@@ -46,7 +46,7 @@ from memoryui.store import (
     skills,
 )
 from memoryui.store.layout import KIND_LABELS
-from memoryui.web.browse.merge import merge3
+from memoryui.store.merge import merge3
 from memoryui.web.hierarchy import count_lines
 
 PAGE_SIZE = 50

@@ -29,6 +29,9 @@ class Kind(StrEnum):
     DIRECTIVE = "directive"
 
 
+# Kinds outside any scope that every agent's framework loads: readable by every scope token.
+SHARED_KINDS = frozenset({Kind.WORLD, Kind.GLOBAL, Kind.SKILL, Kind.DIRECTIVE})
+
 KIND_LABELS = {
     Kind.WORLD: "World topic",
     Kind.GLOBAL: "Global memory",
@@ -202,6 +205,31 @@ class Layout:
                 return scope
         addr = self.address(path)
         return addr.scope if addr else None
+
+    def is_shared(self, path: str) -> bool:
+        """Files every agent of the workspace reads: world topics, the global memory,
+        workspace-wide directives and skills (with the files inside a skill's folder)."""
+        if self.scope_of(path) is not None:
+            return False
+        addr = self.address(path)
+        if addr is not None:
+            return addr.scope is None and addr.kind in SHARED_KINDS
+        parts = path.split("/")
+        return (len(parts) >= 3 and parts[0] == "skills" and self.supports(Kind.SKILL)
+                and bool(names.SKILL_RE.match(parts[1])))
+
+    def readable_by(self, path: str, scope: str | None) -> bool:
+        """The one read rule for a scope token (files, search, history, commits, MCP).
+
+        A scope reads its own files and the shared ones; anything the layout cannot place
+        (an unknown path, an odd name) is denied. `scope=None` means an admin: all.
+        """
+        if scope is None:
+            return True
+        owner = self.scope_of(path)
+        if owner is not None:
+            return owner == scope
+        return self.is_shared(path)
 
     def scope_prefix(self, scope: str) -> str:
         return f"{self.scope_container}/{names.validate_scope(scope)}/"

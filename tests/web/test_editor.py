@@ -12,7 +12,7 @@ import re
 import pytest
 
 from memoryui.store import ABSENT, Actor, Store, version_of
-from memoryui.web.browse.merge import has_conflict_markers, merge3
+from memoryui.store.merge import has_conflict_markers, merge3
 
 MEM = "agents/ops-bot/memory/MEMORY.md"
 OPS = Actor.agent("ops-bot")

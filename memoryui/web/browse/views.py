@@ -36,14 +36,13 @@ from memoryui.store import (
 from memoryui.store import names as store_names
 from memoryui.store.diffs import FileDiff, diff_texts
 from memoryui.store.layout import KIND_LABELS
+from memoryui.store.merge import find_base, has_conflict_markers, merge3
 from memoryui.web import hierarchy
-from memoryui.web.browse.merge import has_conflict_markers, merge3
 from memoryui.workspace import get_store
 
 T = "web/browse/"
 WORLD_SHOWN = 20  # the overview lists the most recently changed world topics, then a link
 STALE_NOTE_AFTER = 10.0  # seconds: the overview says when its counts are older than this
-MAX_BASE_SEARCH = 30  # commits searched for the text a stale edit started from
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -332,23 +331,6 @@ def _save(request: HttpRequest, store: Store, path: str) -> HttpResponse:
     sha = _commit_of(store, path, result.commit)
     messages.success(request, f"Saved {path} in commit {sha[:8]}." if sha else f"Saved {path}.")
     return HttpResponseRedirect(file_url(path))
-
-
-def find_base(store: Store, path: str, base: str) -> tuple[str | None, list]:
-    """The text a stale edit started from, and the commits made since (newest first).
-
-    Looks up recent commits of the file by content version; (None, commits) when the base
-    is not among them (for example an outside change that was never committed).
-    """
-    if base == ABSENT:
-        return "", []
-    newer = []
-    for info in store.log(path, limit=MAX_BASE_SEARCH, with_files=False):
-        old = store.file_at(path, info.sha)
-        if version_of(old) == base:
-            return old, newer
-        newer.append(info)
-    return None, newer
 
 
 def _changes(commits: list) -> list[hierarchy.Change]:

@@ -26,10 +26,9 @@ from memoryui.store import ABSENT, Conflict, Kind, Store, StoreError
 from memoryui.store import promote as promote_text
 from memoryui.store.diffs import diff_texts
 from memoryui.store.layout import KIND_LABELS
+from memoryui.store.merge import find_base, has_conflict_markers, merge3
 from memoryui.store.skills import SkillError
 from memoryui.web import hierarchy
-from memoryui.web.browse.merge import has_conflict_markers, merge3
-from memoryui.web.browse.views import find_base
 from memoryui.web.history.diffview import file_views
 from memoryui.workspace import get_store
 

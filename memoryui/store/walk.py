@@ -1,0 +1,139 @@
+"""The one walker of the workspace tree, and the one way to read a file in it.
+
+Every reader of the working tree (hierarchy, pending changes, search catch-up, review,
+layouts, Claude's `view`) lists files through `walk` and opens them through `read_nofollow`,
+so the rules "never follow a symbolic link" and "skip hidden names" live here once.
+A symbolic link is never followed or read: `walk(..., links=True)` reports it as an entry
+with `link=True` so a caller can show it as refused.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import InvalidName
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One item of the tree: a regular file, or (when asked for) a refused symbolic link."""
+
+    path: str  # workspace-relative, '/'-separated
+    size: int
+    mtime: float
+    link: bool = False  # a symbolic link: listed, never followed or read
+
+
+def hidden(name: str) -> bool:
+    """Names memoryui never lists: `.git`, its own temp files, dotfiles."""
+    return name.startswith(".")
+
+
+def walk(root: Path | str, prefix: str = "", *, links: bool = False,
+         depth: int | None = None) -> Iterator[Entry]:
+    """Regular files below `root/prefix` (one stat each), folders before their files' peers.
+
+    Hidden names are skipped; symbolic links (to files or folders) are never entered;
+    with `links=True` they are yielded as `Entry(link=True)`. `depth=1` lists only the
+    folder itself. Order is by name within each folder, so the output is sorted.
+    """
+    root = Path(root)
+    base = root / prefix if prefix.strip("/") else root
+    rel0 = prefix.strip("/")
+    yield from _walk(base, rel0, links, depth)
+
+
+def _walk(base: Path, rel: str, links: bool, depth: int | None) -> Iterator[Entry]:
+    try:
+        with os.scandir(base) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return
+    for e in entries:
+        if hidden(e.name):
+            continue
+        path = f"{rel}/{e.name}" if rel else e.name
+        try:
+            st = e.stat(follow_symlinks=False)
+        except FileNotFoundError:
+            continue
+        if stat.S_ISLNK(st.st_mode):
+            if links:
+                yield Entry(path, st.st_size, st.st_mtime, link=True)
+        elif stat.S_ISDIR(st.st_mode):
+            if depth is None or depth > 1:
+                yield from _walk(Path(e.path), path, links, None if depth is None else depth - 1)
+        elif stat.S_ISREG(st.st_mode):
+            yield Entry(path, st.st_size, st.st_mtime)
+
+
+def subfolders(root: Path | str, prefix: str = "") -> list[str]:
+    """Names of the real (not linked, not hidden) folders directly in `root/prefix`."""
+    base = Path(root) / prefix if prefix.strip("/") else Path(root)
+    try:
+        with os.scandir(base) as it:
+            return sorted(e.name for e in it
+                          if not hidden(e.name) and e.is_dir(follow_symlinks=False))
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return []
+
+
+def link_in_path(root: Path | str, path: str) -> str | None:
+    """The first component of `path` that is a symbolic link, or None."""
+    cur = Path(root)
+    parts = path.split("/")
+    for i, part in enumerate(parts):
+        cur = cur / part
+        try:
+            if stat.S_ISLNK(os.lstat(cur).st_mode):
+                return "/".join(parts[: i + 1])
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+    return None
+
+
+def read_nofollow(root: Path | str, path: str) -> bytes | None:
+    """The bytes of a regular file, opened component by component with O_NOFOLLOW.
+
+    None when it does not exist. InvalidName when any component is a symbolic link or
+    the path names a folder: nothing outside the workspace can ever be read this way,
+    even if a link is planted between a check and the open.
+    """
+    parts = path.split("/")
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for part in parts[:-1]:
+            try:
+                nfd = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            except FileNotFoundError:
+                return None
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                    raise _refused(path) from None
+                raise
+            os.close(fd)
+            fd = nfd
+        try:
+            ffd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise _refused(path) from None
+            raise
+        with os.fdopen(ffd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise InvalidName(f"{path} is not a regular file")
+            return fh.read()
+    finally:
+        os.close(fd)
+
+
+def _refused(path: str) -> InvalidName:
+    return InvalidName(f"invalid path {path!r}: it goes through a symbolic link, "
+                       "which memoryui never follows")

@@ -127,8 +127,8 @@ def http_remember(server, tokens: dict[str, str], n: int, clients: int,
                     time.sleep(due - t)
                 t = due
             try:
-                status, body = server.call_tool(conn, tokens[scope], scope, "remember",
-                                                {"content": content})
+                status, body = server.call_tool(tokens[scope], scope, "remember",
+                                                {"content": content}, conn=conn)
             except Exception as exc:  # noqa: BLE001 - counted as lost
                 conn.close()
                 conn = server.connection()
@@ -157,7 +157,7 @@ def http_recall(server, token: str, scope: str, n: int) -> list[float]:
     lat = []
     for _ in range(n):
         t = time.perf_counter()
-        status, body = server.call_tool(conn, token, scope, "recall", {})
+        status, body = server.call_tool(token, scope, "recall", {}, conn=conn)
         lat.append((time.perf_counter() - t) * 1000)
         if status != 200:
             raise RuntimeError(f"recall failed: {status} {body}")

@@ -25,7 +25,9 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
-SAMPLES = 30
+from bench.options import OPTIONS
+
+SAMPLES = 10 if OPTIONS.preset == "huge" else 30  # modules are imported after OPTIONS is set
 WARMUP = 3
 FLOOR_SAMPLES = 20
 

@@ -46,6 +46,7 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
     client = signed_in_client(corpus, "review", "curator")
     from memoryui import review
     from memoryui.models import Promotion
+    from memoryui.review.state import LEDGER
     from memoryui.store import Actor, Kind
     from memoryui.workspace import get_store
 
@@ -65,8 +66,7 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
     report("floor: read + parse the week's daily logs", floor_parse, note=note)
 
     def drop_caches(tree: bool) -> None:
-        review._parsed.clear()
-        review._rendered.cache_clear()
+        review.clear_caches()
         if tree:
             store.invalidate_tree()
 
@@ -126,7 +126,7 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
             path, text, actor=Actor.user("bench-lead"), tool="edit")))
     samples = []
     for scope, key in picks[:PROMOTIONS]:
-        items = review.resolve(store, [key])
+        items = review.resolve(store, LEDGER, [key])
         target = review.make_target(store, "memory", scope)
         draft = review.make_draft(target, items, None)
         data = {"entry": key, "kind": "memory", "scope": scope, "text": draft.text,

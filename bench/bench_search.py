@@ -32,8 +32,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench import corpus as vocab
+from memoryui.search import SearchIndex
 from memoryui.store import Store
-from memoryui.store.search import SearchIndex
 from tests.pg import pg_bindir
 
 REPO = Path(__file__).resolve().parent.parent
@@ -226,7 +226,7 @@ def postgres_figures(root: Path, qs: list[str], report: Callable[..., None]) -> 
     if bindir is None:
         print("  note: Postgres or psycopg not installed; Postgres figures skipped")
         return
-    from memoryui.store.search import PostgresSearchIndex
+    from memoryui.search import PostgresSearchIndex
 
     base = Path(tempfile.mkdtemp(prefix="memoryui-bench-pg-"))
     as_user: list[str] = []

@@ -8,7 +8,12 @@ same commit shas, so figures from different runs compare like for like.
 The history is streamed into one `git fast-import` process: the large preset (about 20k files and
 20k commits) would take far too long with one `git commit` per write.
 
-Usage: ``python -m bench.corpus --preset small|large --dir DIR [--force] [--seed N]``
+The ``imported`` variant is the same history without what a memoryui-written workspace has
+(no commit-graph, no memoryui state under ``.git``): a team's existing repository as it would
+arrive, so the benchmarks show whether memoryui gives such a workspace what git needs.
+
+Usage: ``python -m bench.corpus --preset small|large|huge --dir DIR [--imported] [--force]
+[--seed N]``
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ class Preset:
 PRESETS: dict[str, Preset] = {
     "small": Preset(scopes=10, days=30, world_topics=20, notes_per_scope=5),
     "large": Preset(scopes=50, days=365, world_topics=200, notes_per_scope=20),
+    # 10x large (issue 15): about 195k files and 205k commits.
+    "huge": Preset(scopes=500, days=365, world_topics=2000, notes_per_scope=20),
 }
 
 PEOPLE_USERS = ("alice", "bob", "carol")
@@ -501,8 +508,18 @@ def world_topic_names(count: int) -> list[str]:
                 names.append(pool[i])
                 progressed = True
         if not progressed:
-            raise ValueError(f"at most {len(names)} world topics are available")
+            break
         i += 1
+    # Past the distinct pools (the huge preset), one topic per region or team of each: the
+    # names of small and large stay exactly as they were.
+    base = list(names)
+    for suffix in (*REGIONS, *TEAMS):
+        for name in base[len(core):]:
+            if len(names) >= count:
+                return names
+            names.append(f"{name}-{suffix}")
+    if len(names) < count:
+        raise ValueError(f"at most {len(names)} world topics are available")
     return names
 
 
@@ -931,12 +948,15 @@ def _prepare_dir(path: Path, force: bool) -> None:
 
 
 def build_corpus(path: Path, preset: str = "small", *, seed: int = 7,
-                 force: bool = False) -> dict[str, Any]:
+                 force: bool = False, imported: bool = False) -> dict[str, Any]:
     """Build the workspace repository at `path` and return its stats.
 
     Benchmarks import this so that every figure is measured on the same, reproducible workspace.
     The stats hold `files`, `commits`, `seconds`, `scopes`, `world_topics`, plus `kinds`
-    (final file count per logical kind) and `head` (the commit sha).
+    (final file count per logical kind), `head` (the commit sha) and `imported`.
+
+    `imported=True` leaves the repository as `git fast-import` and a checkout leave it: the
+    same commits (same HEAD), but no commit-graph, as a team's existing history would arrive.
     """
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}; choose from {', '.join(PRESETS)}")
@@ -956,7 +976,8 @@ def build_corpus(path: Path, preset: str = "small", *, seed: int = 7,
         raise
     importer.close()
     _git(path, "reset", "-q", "--hard", "HEAD")
-    _git(path, "commit-graph", "write", "--reachable", "--changed-paths")
+    if not imported:  # what memoryui's housekeeping keeps on a workspace it writes
+        _git(path, "commit-graph", "write", "--reachable", "--changed-paths")
     head = _git(path, "rev-parse", "HEAD").strip()
     return {
         "files": len(corpus.files),
@@ -966,6 +987,7 @@ def build_corpus(path: Path, preset: str = "small", *, seed: int = 7,
         "world_topics": list(corpus.topics),
         "kinds": dict(sorted(corpus.kinds.items())),
         "head": head,
+        "imported": imported,
     }
 
 
@@ -976,13 +998,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dir", required=True, type=Path, help="workspace directory to create")
     parser.add_argument("--force", action="store_true", help="wipe DIR if it is not empty")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--imported", action="store_true",
+                        help="no commit-graph: history as a team's own repository arrives")
     args = parser.parse_args(argv)
     try:
-        stats = build_corpus(args.dir, args.preset, seed=args.seed, force=args.force)
+        stats = build_corpus(args.dir, args.preset, seed=args.seed, force=args.force,
+                             imported=args.imported)
     except (FileExistsError, PermissionError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"corpus {args.preset} (seed {args.seed}) at {os.fspath(args.dir)}: "
+    variant = " imported" if args.imported else ""
+    print(f"corpus {args.preset}{variant} (seed {args.seed}) at {os.fspath(args.dir)}: "
           f"{stats['files']} files, {stats['commits']} commits, {stats['seconds']:.1f}s")
     return 0
 

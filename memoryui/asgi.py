@@ -14,6 +14,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryui.settings")
 django_app = get_asgi_application()
 
 from memoryui.api.mcp import MCPEndpoint  # noqa: E402 - needs Django set up first
+from memoryui.workspace import start_sync_thread  # noqa: E402
 
 MCP_PATHS = ("/mcp", "/mcp/")
 mcp_endpoint = MCPEndpoint()
@@ -27,6 +28,7 @@ async def lifespan(scope: Scope, receive: Receive, send: Send) -> None:
     started = False
     try:
         async with mcp_endpoint.run():
+            start_sync_thread()  # background sync rounds in this worker, when configured
             await send({"type": "lifespan.startup.complete"})
             started = True
             while (await receive())["type"] != "lifespan.shutdown":

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import logging
+
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
 
 from memoryui.workspace import get_store
+
+log = logging.getLogger("memoryui.health")
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
@@ -23,5 +27,6 @@ def healthz(request: HttpRequest) -> JsonResponse:
     except Exception as exc:  # noqa: BLE001
         problems.append(f"database: {exc}")
     if problems:
+        log.warning("unhealthy: %s", "; ".join(problems))
         return JsonResponse({"ok": False, "problems": problems}, status=503)
     return JsonResponse({"ok": True})

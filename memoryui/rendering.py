@@ -13,6 +13,7 @@ import re
 import textwrap
 import threading
 import xml.etree.ElementTree as etree
+from collections.abc import Iterable
 
 import bleach
 import markdown
@@ -21,7 +22,7 @@ from markdown.extensions import Extension
 from markdown.extensions.toc import slugify_unicode
 from markdown.treeprocessors import Treeprocessor
 
-__all__ = ["render_markdown"]
+__all__ = ["marked_html", "render_markdown"]
 
 log = logging.getLogger(__name__)
 
@@ -279,3 +280,17 @@ def render_markdown(text: str) -> str:
     finally:
         md.reset()
     return _cleaner().clean(front + rendered)
+
+
+# --------------------------------------------------------------------------- search highlights
+
+
+def marked_html(spans: Iterable[tuple[str, bool]]) -> str:
+    """Search highlights as HTML: every piece escaped, matches wrapped in ``<mark>``.
+
+    The search package hands over (text, is_match) spans, so file text can never become
+    markup whatever it contains.
+    """
+    return "".join(
+        f"<mark>{html.escape(text)}</mark>" if hit else html.escape(text) for text, hit in spans
+    )

@@ -7,13 +7,44 @@ import secrets
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(os.environ.get("MEMORYUI_VAR_DIR", BASE_DIR / "var"))
+
+
+def _env_path(name: str, default: Path) -> Path:
+    """A path setting, made absolute; unset or empty means the default (an empty value must
+    not turn into the current directory, nor a missing one into a file named "None")."""
+    raw = os.environ.get(name, "").strip()
+    return Path(raw).absolute() if raw else default
+
+
+VAR_DIR = _env_path("MEMORYUI_VAR_DIR", BASE_DIR / "var")
 
 
 def _env_bool(name: str, default: bool = False) -> bool:
     return os.environ.get(name, str(default)).strip().lower() in ("1", "true", "yes", "on")
+
+
+def _env_number(name: str, default: str, kind: type[int] | type[float]) -> int | float:
+    """A numeric setting; a typo stops the start with a sentence, not a traceback."""
+    raw = os.environ.get(name, default).strip()
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a{'n integer' if kind is int else ' number'}"
+                                   f", got {raw!r}") from None
+    if value < 0:
+        raise ImproperlyConfigured(f"{name} must not be negative, got {raw!r}")
+    return value
+
+
+def _log_level() -> str:
+    level = os.environ.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
+    if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+        raise ImproperlyConfigured(f"LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or "
+                                   f"CRITICAL, got {level!r}")
+    return level
 
 
 def _secret_key() -> str:
@@ -43,13 +74,33 @@ CSRF_TRUSTED_ORIGINS = [
 ]
 
 # -- memoryui -------------------------------------------------------------------
-MEMORYUI_WORKSPACE = Path(os.environ.get("MEMORYUI_WORKSPACE", VAR_DIR / "workspace"))
+MEMORYUI_WORKSPACE = _env_path("MEMORYUI_WORKSPACE", VAR_DIR / "workspace")
 MEMORYUI_LAYOUT = os.environ.get("MEMORYUI_LAYOUT", "duragent")
-# Seconds agent writes may wait to be grouped into one commit per author (0: commit at once).
-MEMORYUI_COMMIT_DELAY = float(os.environ.get("MEMORYUI_COMMIT_DELAY", "0"))
-MEMORYUI_SEARCH_DB = Path(os.environ.get("MEMORYUI_SEARCH_DB", VAR_DIR / "search.sqlite3"))
-MEMORYUI_MAX_BODY = int(os.environ.get("MEMORYUI_MAX_BODY", str(1024 * 1024)))
-MEMORYUI_RECALL_MAX_DAYS = int(os.environ.get("MEMORYUI_RECALL_MAX_DAYS", "90"))
+# Seconds agent and API writes may wait to be grouped into one commit per author (0: commit
+# before each write returns). The one default for `serve`, the tests' servers and any ASGI
+# server; UI edits always commit at once.
+MEMORYUI_COMMIT_DELAY = float(_env_number("MEMORYUI_COMMIT_DELAY", "0.2", float))
+MEMORYUI_SEARCH_DB = _env_path("MEMORYUI_SEARCH_DB", VAR_DIR / "search.sqlite3")
+# auto: Postgres full-text when DATABASE_URL is Postgres and no sync remote is set; with a remote
+# (several instances, each its own clone) every instance keeps its own SQLite index, which catches
+# up from its own files (DESIGN.md 3b). sqlite / postgres force one.
+MEMORYUI_SEARCH_BACKEND = os.environ.get("MEMORYUI_SEARCH_BACKEND", "auto").strip() or "auto"
+if MEMORYUI_SEARCH_BACKEND not in ("auto", "sqlite", "postgres"):
+    raise ImproperlyConfigured("MEMORYUI_SEARCH_BACKEND must be auto, sqlite or postgres, "
+                               f"got {MEMORYUI_SEARCH_BACKEND!r}")
+MEMORYUI_MAX_BODY = int(_env_number("MEMORYUI_MAX_BODY", str(1024 * 1024), int))
+
+# -- sync with a git remote (sync-core; README "Sync") --------------------------
+# Any URL git accepts; empty = no sync. Credentials: git's own (helper, SSH agent, URL token).
+MEMORYUI_REMOTE = os.environ.get("MEMORYUI_REMOTE", "").strip()
+MEMORYUI_REMOTE_BRANCH = os.environ.get("MEMORYUI_REMOTE_BRANCH", "").strip()  # "": remote's
+MEMORYUI_SYNC_INTERVAL = float(_env_number("MEMORYUI_SYNC_INTERVAL", "30", float))  # 0: on demand
+MEMORYUI_SYNC_TIMEOUT = float(_env_number("MEMORYUI_SYNC_TIMEOUT", "120", float))
+MEMORYUI_SYNC_PUSH = os.environ.get("MEMORYUI_SYNC_PUSH", "auto").strip().lower() or "auto"
+if MEMORYUI_SYNC_PUSH not in ("auto", "manual"):
+    raise ImproperlyConfigured(f"MEMORYUI_SYNC_PUSH must be auto or manual, got "
+                               f"{MEMORYUI_SYNC_PUSH!r}")
+# -- end of sync ----------------------------------------------------------------
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -64,6 +115,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "memoryui.middleware.BodyLimitMiddleware",
+    "memoryui.middleware.ApiErrorMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -91,14 +143,17 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "memoryui.context.memoryui",
+                "memoryui.web.sync.context.sync_badge",
             ],
+            # The UI's tags live under web/ (they build on it); registered by name here.
+            "libraries": {"memoryui_browse": "memoryui.web.templatetags.memoryui_browse"},
         },
     },
 ]
 
 DATABASES = {
     "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
+        os.environ.get("DATABASE_URL", "").strip() or f"sqlite:///{VAR_DIR / 'db.sqlite3'}",
         conn_max_age=60,
     )
 }
@@ -124,7 +179,7 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", VAR_DIR / "staticfiles"))
+STATIC_ROOT = _env_path("STATIC_ROOT", VAR_DIR / "staticfiles")
 WHITENOISE_USE_FINDERS = True
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns about a missing root
 
@@ -140,11 +195,22 @@ SESSION_COOKIE_SECURE = _env_bool("SECURE_COOKIES")
 CSRF_COOKIE_SECURE = _env_bool("SECURE_COOKIES")
 DATA_UPLOAD_MAX_MEMORY_SIZE = MEMORYUI_MAX_BODY + 64 * 1024
 
+# Logging: everything to stderr. LOG_LEVEL (default INFO) is the level of memoryui, Django
+# (every unhandled exception is logged on `django.request` with its traceback) and uvicorn
+# under `serve`; other libraries report warnings and above. Nothing logs request bodies or
+# headers, so tokens and memory text never reach the log.
+LOG_LEVEL = _log_level()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "stream": "ext://sys.stderr",
+                            "formatter": "plain"}},
+    "root": {"handlers": ["stderr"],
+             "level": LOG_LEVEL if LOG_LEVEL in ("ERROR", "CRITICAL") else "WARNING"},
     "loggers": {
-        "memoryui": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+        # Replaces Django's DEBUG-only console and mail_admins handlers: records go to root.
+        "django": {"level": LOG_LEVEL},
+        "memoryui": {"level": LOG_LEVEL},
     },
 }

@@ -11,3 +11,6 @@ urlpatterns = [
     path("api/v1/", include("memoryui.api.urls")),
     path("", include("memoryui.web.urls")),
 ]
+
+# Errors outside any view: JSON for /api/ and /mcp clients, templates/500.html for people.
+handler500 = "memoryui.middleware.server_error"

@@ -5,16 +5,19 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from pathlib import Path
 
 from django.conf import settings
 
+from memoryui.search import IndexBase, SearchUnavailable, index_path, open_index
 from memoryui.store import Store
-from memoryui.store.search import SearchIndex, open_index
+from memoryui.store.gitrepo import GitRepo
+from memoryui.store.sync import RemoteConfig, Syncer, TransportError, bootstrap, start_background
 
 log = logging.getLogger("memoryui")
 
 _store: Store | None = None
-_index: SearchIndex | None = None
+_index: IndexBase | None = None
 _lock = threading.Lock()
 
 
@@ -25,10 +28,75 @@ def get_store() -> Store:
         with _lock:
             if _store is None or _store.root != settings.MEMORYUI_WORKSPACE.resolve() or \
                     _store.layout.key != settings.MEMORYUI_LAYOUT:
+                _bootstrap_sync()
                 _store = Store(settings.MEMORYUI_WORKSPACE, settings.MEMORYUI_LAYOUT,
                                commit_delay=settings.MEMORYUI_COMMIT_DELAY)
                 _attach_index(_store)
     return _store
+
+
+# -- sync with a git remote (sync-core) ------------------------------------------------------
+_syncer: Syncer | None = None
+_sync_thread: threading.Thread | None = None
+
+
+def sync_config() -> RemoteConfig | None:
+    """MEMORYUI_REMOTE and friends as one value; None when no remote is configured."""
+    if not getattr(settings, "MEMORYUI_REMOTE", ""):
+        return None
+    return RemoteConfig(settings.MEMORYUI_REMOTE, settings.MEMORYUI_REMOTE_BRANCH or None,
+                        settings.MEMORYUI_SYNC_INTERVAL, settings.MEMORYUI_SYNC_PUSH,
+                        settings.MEMORYUI_SYNC_TIMEOUT)
+
+
+def _bootstrap_sync() -> None:
+    """Clone into an empty workspace or check the histories relate (README "Sync").
+
+    Raises SyncError when refused, or when an empty workspace cannot reach its remote; a
+    workspace with history starts anyway when the remote is down (rounds check it later).
+    """
+    config = sync_config()
+    if config is None:
+        return
+    root = settings.MEMORYUI_WORKSPACE
+    try:
+        outcome = bootstrap(root, config)
+    except TransportError:
+        if GitRepo(root.resolve()).head() is None:
+            raise
+        log.warning("sync: the remote %s is unreachable at start; rounds will retry",
+                    config.display_url())
+        return
+    if outcome != "ready":
+        log.info("sync: bootstrap of the workspace: %s (remote %s)", outcome, config.display_url())
+
+
+def get_syncer() -> Syncer | None:
+    """The process-wide Syncer following the process-wide store; None without a remote."""
+    global _syncer
+    config = sync_config()
+    if config is None:
+        return None
+    store = get_store()
+    syncer = _syncer
+    if syncer is None or syncer.store is not store or syncer.config != config:
+        with _lock:
+            if _syncer is None or _syncer.store is not store or _syncer.config != config:
+                _syncer = Syncer(store, config)
+            syncer = _syncer
+    return syncer
+
+
+def start_sync_thread() -> threading.Thread | None:
+    """Background rounds in this process (one thread; None when sync is off or on demand)."""
+    global _sync_thread
+    config = sync_config()
+    if config is None or config.interval <= 0:
+        return None
+    with _lock:
+        if _sync_thread is None or not _sync_thread.is_alive():
+            _sync_thread = start_background(get_syncer, config.interval)
+    return _sync_thread
 
 
 def _attach_index(store: Store) -> None:
@@ -37,41 +105,57 @@ def _attach_index(store: Store) -> None:
     global _index
     if _index is not None:
         _index.close()
+    where = _search_db(store)
     try:
-        _index = open_index(settings.MEMORYUI_SEARCH_DB,
-                            database_url=os.environ.get("DATABASE_URL"))
+        _index = open_index(where, database_url=_search_database_url())
         _index.attach(store)
     except Exception:  # noqa: BLE001
-        log.exception("search index unavailable at %s", settings.MEMORYUI_SEARCH_DB)
+        log.exception("search index unavailable at %s", where)
         _index = None
 
 
-def get_search_index() -> SearchIndex:
+def _search_database_url() -> str | None:
+    """DATABASE_URL when the search index lives in Postgres, else None (SQLite per instance)."""
+    backend = getattr(settings, "MEMORYUI_SEARCH_BACKEND", "auto")
+    if backend == "sqlite" or (backend == "auto" and settings.MEMORYUI_REMOTE):
+        return None
+    return os.environ.get("DATABASE_URL")
+
+
+def _search_db(store: Store) -> Path:
+    """The SQLite index file: MEMORYUI_SEARCH_DB, or the workspace's .git/memoryui when unset
+    and a sync remote is configured (each instance's clone keeps its own index)."""
+    if settings.MEMORYUI_REMOTE and not os.environ.get("MEMORYUI_SEARCH_DB", "").strip():
+        return index_path(None, store.root)  # one index per clone: instances may share VAR_DIR
+    return index_path(getattr(settings, "MEMORYUI_SEARCH_DB", None), store.root)
+
+
+def get_search_index() -> IndexBase:
     """The search index following the process-wide store (built on first use)."""
     store = get_store()
     index = _index
     if index is None or index.store is not store or (
-            index.backend == "sqlite" and index.path != settings.MEMORYUI_SEARCH_DB):
+            index.backend == "sqlite" and index.path != _search_db(store)):
         with _lock:
             if _index is None or _index.store is not store or (
-                    _index.backend == "sqlite" and _index.path != settings.MEMORYUI_SEARCH_DB):
+                    _index.backend == "sqlite" and _index.path != _search_db(store)):
                 if _index is not None and _index.enqueue in store.listeners:
                     store.listeners.remove(_index.enqueue)
                 _attach_index(store)
             index = _index
     if index is None:
-        from memoryui.store.search import SearchUnavailable
         raise SearchUnavailable("the search index could not be opened; see the server log")
     return index
 
 
 def reset_store() -> None:
     """Forget the cached Store (tests switch workspaces between cases)."""
-    global _store, _index
+    global _store, _index, _syncer
     with _lock:
         if _store is not None:
             _store.close()
         _store = None
+        _syncer = None
         if _index is not None:
             _index.close()
         _index = None

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Quick start (2): install everything the tests need (Debian's chromium included) and run
-# the whole suite: lint, then pytest on both cores. (PostgreSQL is installed only so the
-# search tests can start a throwaway server of their own on 127.0.0.1.)
+# the whole suite: lint, then pytest on both cores. (PostgreSQL is installed only so tests
+# can start throwaway servers of their own on 127.0.0.1.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PIP_BREAK_SYSTEM_PACKAGES=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
@@ -18,4 +18,6 @@ if [ -n "$need" ]; then
 fi
 python3 -m pip install -q -e ".[test,postgres]"
 python3 -m ruff check .
-python3 -m pytest -n 2 -p no:cacheprovider "$@"
+# --dist loadgroup: tests marked xdist_group("x") share one worker (and so one costly fixture,
+# such as the e2e cluster); the rest are spread over both cores as usual.
+python3 -m pytest -n 2 --dist loadgroup -p no:cacheprovider "$@"

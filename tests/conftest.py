@@ -17,6 +17,24 @@ PASSWORD = "correct-horse-battery"
 pg_server = pytest.fixture(scope="session")(_pg_server)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _var_dir_outside_the_checkout(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """No test writes into the checkout's var/ (nor shares it with another xdist worker):
+    one without the `workspace` fixture gets a throwaway workspace and index of its own."""
+    from django.conf import settings
+
+    var = tmp_path_factory.mktemp("var")
+    settings.VAR_DIR = var
+    settings.MEMORYUI_WORKSPACE = var / "workspace"
+    settings.MEMORYUI_SEARCH_DB = var / "search.sqlite3"
+
+
+@pytest.fixture(autouse=True)
+def _commit_at_once(settings) -> None:
+    """Django-side stores commit before each write returns (production groups for 0.2 s)."""
+    settings.MEMORYUI_COMMIT_DELAY = 0
+
+
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[Store]:
     """A fresh workspace (git init-ed) committing every write at once."""

@@ -37,22 +37,36 @@ def pg_server() -> Iterator[str]:
     if os.geteuid() == 0:  # initdb refuses root: run the server as the postgres user
         shutil.chown(base, "postgres")
         as_user = ["runuser", "-u", "postgres", "--"]
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
     data = base / "data"
     subprocess.run([*as_user, str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U",
                     "memoryui", "-E", "UTF8", "--no-sync"], check=True, capture_output=True)
-    subprocess.run([*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-l",
-                    str(base / "log"), "-w", "-o",
-                    f"-k {base} -p {port} -c listen_addresses=127.0.0.1 -c fsync=off",
-                    "start"], check=True, capture_output=True)
+    port = _start(as_user, bindir, base)
     try:
         yield f"postgresql://memoryui@127.0.0.1:{port}"
     finally:
         subprocess.run([*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate",
                         "stop"], capture_output=True)
         shutil.rmtree(base, ignore_errors=True)
+
+
+def _start(as_user: list[str], bindir: Path, base: Path) -> int:
+    """Start the server on a free port; another process may take the port between our
+    probe and the server's bind (xdist workers start theirs at once), so try a few."""
+    for attempt in range(5):
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        started = subprocess.run(
+            [*as_user, str(bindir / "pg_ctl"), "-D", str(base / "data"), "-l",
+             str(base / "log"), "-w", "-t", "300", "-o",
+             f"-k {base} -p {port} -c listen_addresses=127.0.0.1 -c fsync=off", "start"],
+            capture_output=True, text=True)
+        if started.returncode == 0:
+            return port
+        if attempt == 4:
+            log = (base / "log").read_text() if (base / "log").exists() else ""
+            raise RuntimeError(f"PostgreSQL did not start: {started.stderr}\n{log[-2000:]}")
+    raise AssertionError("unreachable")
 
 
 def pg_database(server: str) -> str:

@@ -17,7 +17,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from memoryui.api.auth import error
 from memoryui.models import Token
 from memoryui.store import Actor, Kind, Store, StoreError
-from memoryui.tools.registry import ToolError
+from memoryui.tools.registry import ToolError, lone_surrogate
 
 ADMIN_ACTOR = "api-admin"
 
@@ -72,12 +72,18 @@ def read_json(request: HttpRequest, *, empty: object = None) -> object:
             raise bad_request("the request body is empty; send a JSON object")
         return empty
     try:
-        return json.loads(text, parse_constant=_no_constants)
+        value = json.loads(text, parse_constant=_no_constants)
     except json.JSONDecodeError as exc:
         raise bad_request(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
                           ) from None
     except (ValueError, RecursionError) as exc:
         raise bad_request(f"invalid JSON: {exc}") from None
+    where = lone_surrogate(value)
+    if where:
+        raise bad_request(f"invalid text in the JSON body: {where} has a lone surrogate "
+                          "(a \\uD800-\\uDFFF escape without its pair), which is not "
+                          "valid Unicode")
+    return value
 
 
 def read_json_object(request: HttpRequest, *, allowed: Iterable[str] | None = None,
@@ -151,19 +157,24 @@ def actor_for(tok: Token, scope: str | None = None) -> tuple[Actor, list[tuple[s
     return Actor.user(ADMIN_ACTOR), trailers
 
 
+def reader_scope(tok: Token) -> str | None:
+    """The scope a token reads as for `Layout.readable_by` (None: an admin reads all)."""
+    return None if tok.is_admin else (tok.scope or "")
+
+
 def may_read(tok: Token, store: Store, path: str) -> bool:
-    """Admins read everything; a scope token reads its own scope and shared files."""
-    if tok.is_admin:
-        return True
-    owner = store.layout.scope_of(path)
-    return owner is None or owner == tok.scope
+    """The layout's one read rule: own scope and shared files; the unplaceable is denied."""
+    return store.layout.readable_by(path, reader_scope(tok))
 
 
 def check_read(tok: Token, store: Store, path: str) -> None:
     if not may_read(tok, store, path):
         owner = store.layout.scope_of(path)
-        raise forbidden(f"this token acts only for scope '{tok.scope}'; {path} belongs to "
-                        f"'{owner}'")
+        if owner is not None:
+            raise forbidden(f"this token acts only for scope '{tok.scope}'; {path} belongs "
+                            f"to '{owner}'")
+        raise forbidden(f"this token acts only for scope '{tok.scope}'; {path} is neither "
+                        "in that scope nor a shared file (world, global, skills, directives)")
 
 
 def check_write(tok: Token, store: Store, path: str) -> None:

@@ -22,6 +22,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from memoryui.api.auth import bearer, token_for
 from memoryui.api.common import ApiError, actor_for, json_response, read_json_object
+from memoryui.middleware import log_unexpected, unexpected
 from memoryui.store import DELETE, Actor, Kind, Store, StoreError
 from memoryui.workspace import get_store
 
@@ -62,6 +63,12 @@ def dagu_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         except StoreError as exc:
             code = "bad_request" if exc.status == 400 else exc.code
             return dagu_error(code, str(exc), exc.status)
+        except Exception as exc:  # noqa: BLE001 - Dagu clients parse only Dagu's shape
+            status, code, message = unexpected(exc)
+            log_unexpected(request, exc, status)
+            resp = dagu_error(code, message, status)
+            resp._has_been_logged = True  # type: ignore[attr-defined]
+            return resp
 
     wrapped.csrf_exempt = True  # type: ignore[attr-defined]
     return wrapped

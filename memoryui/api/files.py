@@ -4,11 +4,16 @@ Optimistic concurrency is HTTP's own: the ETag is the sha256 of the file's bytes
 over an existing file and every DELETE must send `If-Match` (428 without it), and a stale
 tag gets 412 with the current text and a diff instead of a silent overwrite.
 
-Access: admin tokens read and write everything. A scope token reads its own scope's files
-and the shared ones (world, global, skills, directives) that its agent reads anyway, and
-writes inside its own scope, plus world/global files when granted. History for a scope
-token is limited to its own scope (the default when no filter is given) or a path it may
-read; a commit is shown when every file it touches is one the token may read.
+Access: admin tokens read and write everything. A scope token reads what the layout's one
+read rule (`Layout.readable_by`) allows: its own scope's files and the shared ones (world,
+global, skills, workspace directives) that its agent reads anyway; a path the layout cannot
+place is denied. It writes inside its own scope, plus world/global files when granted.
+History for a scope token is limited to its own scope (the default when no filter is given)
+or a path it may read, and lists only commits whose every touched file it may read (merge
+commits never); `/commits/<sha>` applies the same rule (403 otherwise).
+
+Commit ids: 7 to 40 hex digits (what `short` in a history entry gives), for every token; a
+prefix several commits share is a 400 that asks for more digits.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from memoryui.store.history import CommitDetail, CommitInfo
 from memoryui.workspace import get_store
 
 MAX_LIMIT = 500
+MIN_SHA = 7  # git's own default abbreviation; shorter ids make enumeration cheap
 TEXT_TYPES = ("text/markdown", "text/plain", "text/x-markdown", "application/octet-stream")
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?(\.\d+)?(Z|[+-]\d{2}:?\d{2})?)?$")
 
@@ -285,14 +291,31 @@ def history(request: HttpRequest) -> HttpResponse:
             scope = tok.scope  # a scope token's history is its own scope's
         if scope is not None and scope != tok.scope:
             raise forbidden(f"this token acts only for scope '{tok.scope}', not '{scope}'")
-    commits = store.log(path, scope=None if path else scope, kind=None if path else kind,
-                        actor=actor, since=since, until=until, limit=limit, offset=offset)
+    raw = store.log(path, scope=None if path else scope, kind=None if path else kind,
+                    actor=actor, since=since, until=until, limit=limit, offset=offset,
+                    all_files=not tok.is_admin)  # the access check needs every file
+    commits = [c for c in raw if visible(tok, store, c)]
     return json_response({
         "commits": [_commit_json(c) for c in commits], "limit": limit, "offset": offset,
-        "next_offset": offset + len(commits) if len(commits) == limit else None,
+        # Paging counts the commits looked at, shown or not (a scope token may see fewer).
+        "next_offset": offset + len(raw) if len(raw) == limit else None,
         "filters": {"path": path, "actor": actor, "scope": scope,
                     "kind": kind.value if kind else None, "since": since, "until": until},
     })
+
+
+def visible(tok: Token, store: Store, info: CommitInfo) -> bool:
+    """A scope token sees a commit only if it may read every path the commit touches.
+
+    Merge commits are never shown to scope tokens: git log lists no files of their own,
+    so what they bring in cannot be checked there (default deny).
+    """
+    if tok.is_admin:
+        return True
+    if len(info.parents) > 1:
+        return False
+    touched = {f.path for f in info.files} | {f.old_path for f in info.files if f.old_path}
+    return all(may_read(tok, store, p) for p in touched)
 
 
 @require_token()
@@ -300,19 +323,16 @@ def history(request: HttpRequest) -> HttpResponse:
 def commit_detail(request: HttpRequest, sha: str) -> HttpResponse:
     """One commit with its files, hunks and the patch text."""
     tok: Token = request.token  # type: ignore[attr-defined]
-    if not re.fullmatch(r"[0-9a-fA-F]{4,40}", sha):
-        raise bad_request(f"invalid commit id {sha!r}: use 4 to 40 hex digits")
+    if not re.fullmatch(rf"[0-9a-fA-F]{{{MIN_SHA},40}}", sha):
+        raise bad_request(f"invalid commit id {sha[:80]!r}: use {MIN_SHA} to 40 hex digits")
     store = get_store()
-    detail: CommitDetail | None = store.commit(sha)
+    full = store.resolve_commit(sha.lower(), min_len=MIN_SHA)  # 404 unknown, 400 ambiguous
+    detail: CommitDetail | None = store.commit(full)
     if detail is None:
         raise ApiError("not_found", f"no commit {sha}", 404)
-    if not tok.is_admin:
-        touched = {f.path for f in detail.files} | {f.old_path for f in detail.files
-                                                     if f.old_path}
-        hidden = sorted(p for p in touched if not may_read(tok, store, p))
-        if hidden:
-            raise forbidden(f"this token acts only for scope '{tok.scope}'; the commit "
-                            f"touches {hidden[0]}")
+    if not visible(tok, store, detail):
+        raise forbidden(f"this token acts only for scope '{tok.scope}' and may not read "
+                        "every file this commit touches")
     body = _commit_json(detail)
     body["files"] = [_diff_json(fd) for fd in detail.diffs]
     body["patch"] = detail.patch

@@ -39,6 +39,8 @@ from mcp.shared.exceptions import MCPError
 from starlette.types import Message, Receive, Scope, Send
 
 from memoryui.api.auth import token_for
+from memoryui.api.common import actor_for
+from memoryui.middleware import DISK_FULL, is_disk_full
 from memoryui.store import Actor, StoreError, names
 from memoryui.tools.registry import Tool, ToolContext, ToolError, call_tool, tools_for
 from memoryui.workspace import get_store
@@ -62,6 +64,8 @@ class Caller:
     scope: str
     can_write_world: bool
     can_write_global: bool
+    actor: Actor
+    trailers: tuple[tuple[str, str], ...] = ()
 
 
 # -- Host / Origin -----------------------------------------------------------------------
@@ -142,9 +146,10 @@ async def list_tools(ctx: ServerRequestContext,
 
 def _run(caller: Caller, name: str, args: dict[str, Any]) -> str:
     store = get_store()
-    ctx = ToolContext(store=store, scope=caller.scope, actor=Actor.agent(caller.scope),
+    ctx = ToolContext(store=store, scope=caller.scope, actor=caller.actor,
                       can_write_world=caller.can_write_world,
-                      can_write_global=caller.can_write_global)
+                      can_write_global=caller.can_write_global,
+                      trailers=list(caller.trailers))
     return call_tool(ctx, name, args)
 
 
@@ -208,8 +213,9 @@ def _authenticate(raw: str | None, wanted: str | None) -> Caller | tuple[int, st
         names.validate_scope(scope)
     except StoreError as exc:
         return 400, "invalid_arguments", str(exc)
+    actor, trailers = actor_for(tok, scope)
     return Caller(scope, tok.can_write_world or tok.is_admin,
-                  tok.can_write_global or tok.is_admin)
+                  tok.can_write_global or tok.is_admin, actor, tuple(trailers))
 
 
 async def _json_error(send: Send, status: int, code: str, message: str,
@@ -246,6 +252,27 @@ class MCPEndpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self._serve(scope, receive, tracked)
+        except Exception as exc:  # the JSON catch-all, like ApiErrorMiddleware for Django
+            log.error("MCP request failed: %s %s", scope.get("method"), scope.get("path"),
+                      exc_info=True)
+            if started:
+                return
+            if is_disk_full(exc):
+                await _json_error(send, 507, "insufficient_storage", DISK_FULL)
+            else:
+                await _json_error(send, 500, "internal_error", "internal server error: the "
+                                  "error is in the server log")
+
+    async def _serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = dict(scope.get("headers") or [])
         problem = host_problem(headers)
         if problem:

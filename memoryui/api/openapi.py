@@ -14,7 +14,8 @@ from memoryui.workspace import get_store
 
 ERROR_CODES = ["invalid_arguments", "unauthorized", "forbidden", "not_found", "conflict",
                "payload_too_large", "method_not_allowed", "precondition_failed",
-               "precondition_required", "unsupported_media_type"]
+               "precondition_required", "unsupported_media_type", "insufficient_storage",
+               "internal_error"]
 
 
 def _ref(name: str) -> dict:
@@ -36,6 +37,8 @@ ERROR_TEXTS = {
     413: "Request body over 1 MiB, or content over the framework's cap",
     415: "Unsupported media type",
     428: "If-Match is required to change an existing file",
+    500: "Unexpected server error (logged with its traceback on the server)",
+    507: "The workspace disk is full: nothing was written, the old file is intact",
 }
 
 
@@ -99,7 +102,7 @@ def _schemas(tool_names: list[str], tool_schemas: list[dict]) -> dict:
                                "parameters": {"type": "object"}}}}},
         "ToolName": {"type": "string", "enum": tool_names} if tool_names else
         {"type": "string"},
-        "ToolArguments": {"oneOf": tool_schemas} if tool_schemas else {"type": "object"},
+        "ToolArguments": {"anyOf": tool_schemas} if tool_schemas else {"type": "object"},
         "ToolResult": {"type": "object", "required": ["tool", "result"],
                        "properties": {"tool": {"type": "string"},
                                       "result": {"type": "string", "description":
@@ -197,6 +200,9 @@ def _schemas(tool_names: list[str], tool_schemas: list[dict]) -> dict:
                         "path": {"type": "string"}, "kind": {"type": ["string", "null"]},
                         "scope": {"type": ["string", "null"]},
                         "date": {"type": ["string", "null"]}, "score": {"type": "number"},
+                        "changed": {"type": "string", "format": "date-time",
+                                    "description": "the file's last commit (git), or when "
+                                                   "an uncommitted change was seen"},
                         "snippet": {"type": "string"},
                         "highlights": {"type": "array", "items": {
                             "type": "array", "items": {"type": "integer"}},
@@ -347,19 +353,26 @@ def build_spec() -> dict:
             "operationId": "getCommit", "tags": ["audit"],
             "summary": "One commit with its diff (files, hunks, patch text)",
             "parameters": [_param("sha", "path", {"type": "string",
-                                                  "pattern": "^[0-9a-fA-F]{4,40}$"},
-                                  "Commit id (4-40 hex digits).")],
+                                                  "pattern": "^[0-9a-fA-F]{7,40}$"},
+                                  "Commit id: 7 to 40 hex digits (a prefix several "
+                                  "commits share is a 400).")],
             "responses": {"200": _json(_ref("CommitDetail"), "The commit"),
                           **_err(400, 401, 403, 404)}}},
         "/api/v1/search": {"get": {
             "operationId": "search", "tags": ["search"],
             "summary": "Ranked full-text search with highlighted snippets",
             "parameters": [
-                _param("q", "query", {"type": "string"}, "Search terms.", required=True),
+                _param("q", "query", {"type": "string"},
+                       'Search terms: words, "phrases", prefix*, OR, AND, NOT / -word, '
+                       "( ), name:/title:/body:/path:. Words match exactly as typed.",
+                       required=True),
                 _param("scope", "query", {"type": "string"}, "Only this scope."),
                 _param("kind", "query", {"type": "string"}, "Only this kind."),
-                _param("since", "query", {"type": "string"}, "Daily entries from (YYYY-MM-DD)."),
-                _param("until", "query", {"type": "string"}, "Daily entries until (YYYY-MM-DD)."),
+                _param("since", "query", {"type": "string", "format": "date"},
+                       "From this date (YYYY-MM-DD, 1900-01-01 to 2999-12-31): a daily log's "
+                       "date, for other files the day of their last change."),
+                _param("until", "query", {"type": "string", "format": "date"},
+                       "Until this date (YYYY-MM-DD, 1900-01-01 to 2999-12-31)."),
                 _param("limit", "query", {"type": "integer", "minimum": 1, "maximum": 100,
                                           "default": 20}, "Hits to return.")],
             "responses": {"200": _json(_ref("SearchResults"), "Hits"),
@@ -388,6 +401,7 @@ def build_spec() -> dict:
                         "405": {"description": "No standalone stream offered"},
                         **_err(401)}}},
     }
+    _server_errors(paths)
     return {
         "openapi": "3.1.0",
         "info": {"title": "memoryui agent API", "version": "1",
@@ -410,6 +424,25 @@ def build_spec() -> dict:
             "responses": responses,
         },
     }
+
+
+WRITES = {"post", "put", "delete"}
+
+
+def _server_errors(paths: dict) -> None:
+    """Every operation may answer 500; every write 507 when the disk is full."""
+    for path, item in paths.items():
+        if path == "/api/v1/openapi.json":
+            continue
+        for method, op in item.items():
+            if method not in ("get", "put", "post", "delete"):
+                continue
+            dagu = "/settings/agent/memory" in path
+            statuses = (500, 507) if method in WRITES and path != "/mcp" else (500,)
+            for status in statuses:
+                op["responses"].setdefault(
+                    str(status), _dagu_err(status)[str(status)] if dagu else _err(status)[
+                        str(status)])
 
 
 @api_view("GET")

@@ -46,9 +46,10 @@ def run_tool(request: HttpRequest, scope: str, tool: str) -> HttpResponse:
     names.validate_scope(scope)
     args = read_json(request, empty={})
     store = get_store()
-    actor, _trailers = actor_for(tok, scope)
+    actor, trailers = actor_for(tok, scope)
     ctx = ToolContext(store=store, scope=scope, actor=actor,
                       can_write_world=tok.can_write_world or tok.is_admin,
-                      can_write_global=tok.can_write_global or tok.is_admin)
+                      can_write_global=tok.can_write_global or tok.is_admin,
+                      trailers=trailers)
     result = call_tool(ctx, tool, args)
     return json_response({"tool": tool, "result": result})

@@ -1,13 +1,25 @@
 """The memory workspace domain: plain Python, no Django (see DESIGN.md section 6)."""
 
 from .actors import Actor
+from .budgets import Budget, Cut, count_lines, cut
 from .entries import Entry, parse_daily
-from .errors import CommitRaceError, Conflict, InvalidName, NotFound, StoreError, TooLarge
-from .layout import LAYOUTS, Address, Budget, Kind, Layout, get_layout
+from .errors import (
+    Ambiguous,
+    CommitRaceError,
+    Conflict,
+    DiskFull,
+    InvalidName,
+    InvalidText,
+    NotFound,
+    StoreError,
+    TooLarge,
+)
+from .layout import LAYOUTS, Address, Kind, Layout, get_layout
 from .workspace import ABSENT, DELETE, FileInfo, Store, WriteResult, version_of
 
 __all__ = [
-    "ABSENT", "DELETE", "LAYOUTS", "Actor", "Address", "Budget", "CommitRaceError", "Conflict",
-    "Entry", "FileInfo", "InvalidName", "Kind", "Layout", "NotFound", "Store", "StoreError",
-    "TooLarge", "WriteResult", "get_layout", "parse_daily", "version_of",
+    "ABSENT", "DELETE", "LAYOUTS", "Actor", "Address", "Ambiguous", "Budget", "CommitRaceError",
+    "Conflict", "Cut", "DiskFull", "Entry", "FileInfo", "InvalidName", "InvalidText", "Kind",
+    "Layout", "NotFound", "Store", "StoreError", "TooLarge", "WriteResult", "count_lines", "cut",
+    "get_layout", "parse_daily", "version_of",
 ]

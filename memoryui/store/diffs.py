@@ -75,7 +75,8 @@ def _pair_rows(hunk: Hunk) -> list[tuple]:
 
 
 def parse_unified(text: str) -> list[FileDiff]:
-    """Parse `git diff`/`git show` patch output (with `diff --git` headers)."""
+    """Parse unified diff text with `diff --git` headers (in-memory diffs; git's own
+    diffs come from libgit2 in `history`, since patch headers C-quote odd names)."""
     files: list[FileDiff] = []
     cur: FileDiff | None = None
     hunk: Hunk | None = None
@@ -132,10 +133,11 @@ def diff_texts(old: str | None, new: str | None, path: str, context: int = 3) ->
     b = (new or "").splitlines(keepends=True)
     body = "".join(
         ln if ln.endswith("\n") else ln + "\n\\ No newline at end of file\n"
-        for ln in difflib.unified_diff(a, b, f"a/{path}", f"b/{path}", n=context)
+        for ln in difflib.unified_diff(a, b, "a/x", "b/x", n=context)
     )
-    parsed = parse_unified(f"diff --git a/{path} b/{path}\n{body}")
+    parsed = parse_unified(f"diff --git a/x b/x\n{body}")
     fd = parsed[0]
+    fd.path, fd.old_path = path, None  # exact, whatever characters the name holds
     fd.status = "added" if old is None else "deleted" if new is None else "modified"
     return fd
 

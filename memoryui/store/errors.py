@@ -45,3 +45,22 @@ class CommitRaceError(StoreError):
 
     code = "conflict"
     status = 409
+
+
+class InvalidText(InvalidName):
+    """Text memoryui will not store: NUL bytes (git would call the file binary) or lone
+    surrogates (not encodable as UTF-8). A 400 like InvalidName, so callers keep working."""
+
+
+class Ambiguous(InvalidName):
+    """A short commit id that more than one commit starts with."""
+
+
+class DiskFull(StoreError):
+    """The workspace's disk is full (ENOSPC) or over quota (EDQUOT): nothing was written."""
+
+    code = "insufficient_storage"
+    status = 507
+
+    def __init__(self, message: str = "the workspace disk is full"):
+        super().__init__(message)

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import fcntl
 import os
 import secrets
 import threading
+from collections.abc import Iterator
 from pathlib import Path
+
+import pygit2
+
+from .errors import DiskFull
 
 TMP_SUFFIX = ".memoryui-tmp"
 
@@ -16,8 +23,13 @@ def atomic_write(path: Path, data: bytes) -> None:
 
     A crash leaves either the old or the new file, never a torn one; the temp name is
     hidden and unique so concurrent writers never share it (Duragent's fixed
-    `MEMORY.md.tmp` races).
+    `MEMORY.md.tmp` races). A full disk raises DiskFull with the old file untouched.
     """
+    with disk_errors():
+        _atomic_write(path, data)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -37,6 +49,53 @@ def atomic_write(path: Path, data: bytes) -> None:
         tmp.unlink(missing_ok=True)
         raise
     fsync_dir(path.parent)
+
+
+def prune_empty_dirs(directory: Path, root: Path) -> None:
+    """Remove folders left empty by a removal, up to (not including) the workspace root."""
+    while directory != root and root in directory.parents:
+        try:
+            directory.rmdir()
+        except OSError:
+            return
+        directory = directory.parent
+
+
+FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
+
+
+ROOM_MARGIN = 1024 * 1024  # below this much free space, a failed write is a full disk
+
+
+@contextlib.contextmanager
+def disk_errors(where: Path | None = None, needed: int = 0) -> Iterator[None]:
+    """Turn "no space left" / "quota exceeded" into DiskFull, a clear 507 for callers.
+
+    libgit2 (through pygit2) reports it as an OSError or GitError without an errno,
+    sometimes with the system's message ("failed to write out file: No space left on
+    device"), sometimes only with a follow-up error ("failed to find pack entry"): so
+    with `where`, a failure while that file system has less than `needed` bytes plus
+    a margin free counts as a full disk too.
+    """
+    try:
+        yield
+    except (OSError, pygit2.GitError) as exc:
+        if getattr(exc, "errno", None) in FULL_ERRNOS or _says_full(str(exc)) \
+                or (where is not None and _free_bytes(where) < needed + ROOM_MARGIN):
+            raise DiskFull() from exc
+        raise
+
+
+def _free_bytes(where: Path) -> int:
+    try:
+        st = os.statvfs(where)
+    except OSError:
+        return 1 << 62
+    return st.f_bavail * st.f_frsize
+
+
+def _says_full(text: str) -> bool:
+    return any(os.strerror(code) in text for code in FULL_ERRNOS)
 
 
 def fsync_dir(directory: Path) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import subprocess
 import threading
 import time
@@ -24,13 +25,16 @@ from pathlib import Path
 
 import pygit2
 
+from . import walk
 from .actors import Actor
-from .errors import CommitRaceError
-from .files import TMP_SUFFIX, ProcessLock, append_line
+from .errors import Ambiguous, CommitRaceError, InvalidName, NotFound
+from .files import TMP_SUFFIX, ProcessLock, append_line, disk_errors
 
 log = logging.getLogger("memoryui.store")
 
 ZERO = "0" * 40
+MIN_COMMIT_ID = 7  # hex digits a commit id typed by a person or a client must have
+HEX_RE = re.compile(r"[0-9a-fA-F]{1,40}")
 STALE_LOCK_SECONDS = 10.0
 LOOSE_OBJECT_LIMIT = 5000
 GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
@@ -150,7 +154,33 @@ class GitRepo:
         return str(entry.id) if entry.type_str == "blob" else None
 
     def create_blob(self, data: bytes) -> str:
-        return str(self.repo.create_blob(data))
+        with disk_errors(self.git_dir, len(data)):
+            return str(self.repo.create_blob(data))
+
+    def resolve_commit(self, rev: object, min_len: int = MIN_COMMIT_ID) -> str:
+        """The full sha of a commit id typed by a person or sent by a client.
+
+        Only hex ids of `min_len` to 40 digits are looked up (no ref names, no `^`), so
+        short ids cannot be used to enumerate commits cheaply. InvalidName for anything
+        else, Ambiguous when several objects share the prefix, NotFound when no commit has it.
+        """
+        if not isinstance(rev, str) or not HEX_RE.fullmatch(rev):
+            raise InvalidName(f"invalid commit id {str(rev)[:60]!r}: use {min_len} to 40 "
+                              "hex digits")
+        if len(rev) < min_len:
+            raise InvalidName(f"commit id {rev!r} is too short: use at least {min_len} hex "
+                              "digits" if min_len < 40 else
+                              f"commit id {rev!r} is not a full commit id (40 hex digits)")
+        try:
+            obj = self.repo[rev.lower()]
+        except pygit2.AmbiguousError:
+            raise Ambiguous(f"commit id {rev!r} is ambiguous: several objects start with it; "
+                            "give more digits") from None
+        except (KeyError, ValueError, pygit2.GitError):
+            raise NotFound(f"no commit {rev!r}") from None
+        if not isinstance(obj, pygit2.Commit):
+            raise NotFound(f"no commit {rev!r}")
+        return str(obj.id)
 
     def repair(self, holding_since: float | None = None) -> list[str]:
         """Remove lock files a crashed git process left behind.
@@ -184,7 +214,8 @@ class GitRepo:
             rec.id = uuid.uuid4().hex
         if not rec.time:
             rec.time = time.time()
-        append_line(self.journal, rec.to_json())
+        with disk_errors(self.state_dir):
+            append_line(self.journal, rec.to_json())
 
     def has_uncommitted(self) -> bool:
         try:
@@ -257,7 +288,7 @@ class GitRepo:
         if tip != parent:
             self._move_branch(parent, tip)
             self.commits_since_graph += len(set(result.values()))
-        self._refresh_index({r.path for r in records})
+        self.refresh_index({r.path for r in records})
         batch.unlink(missing_ok=True)
         if self.commits_since_graph >= 500:
             self.commits_since_graph = 0
@@ -273,19 +304,23 @@ class GitRepo:
             log.error("HEAD moved while committing (%s); batch kept for retry", msg)
             raise CommitRaceError(f"the branch moved while committing: {msg}") from None
 
-    def _refresh_index(self, paths: set[str]) -> None:
-        """Stage exactly the touched paths as they are on disk, so status stays truthful."""
+    def refresh_index(self, paths: set[str] | list[str]) -> None:
+        """Stage exactly the touched paths as they are on disk, so status stays truthful.
+
+        A path that is (or goes through) a symbolic link is taken out of the index, never
+        staged: memoryui does not follow links, so it never records what they point to.
+        """
         if not paths:
             return
         index = self.repo.index
         index.read(False)
         for path in sorted(paths):
             try:
-                if (self.root / path).is_file():
+                if walk.link_in_path(self.root, path) is None and (self.root / path).is_file():
                     index.add(path)
                 else:
                     index.remove(path)
-            except (OSError, KeyError, pygit2.GitError):
+            except (OSError, KeyError, ValueError, pygit2.GitError):
                 # Removed, or replaced by a writer right now: that write is journaled, so
                 # the next flush refreshes this entry; `git status` re-hashes it meanwhile.
                 pass
@@ -332,13 +367,26 @@ def _group(records: list[Record]) -> list[list[Record]]:
     return list(groups.values())
 
 
+OWN_TRAILER_LINE = re.compile(r"^(?=Memoryui-[A-Za-z-]*:)", re.M | re.I)
+
+
+def _printable(path: str) -> str:
+    if path.isprintable():
+        return path
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                   for c in path)
+
+
 def _message(group: list[Record]) -> str:
     first = group[0]
-    paths = list(dict.fromkeys(r.path for r in group))
+    # A natively made name may hold newlines: shown escaped, it can never add a line
+    # (a fake trailer such as `Memoryui-Actor: user:admin`) to the message.
+    paths = list(dict.fromkeys(_printable(r.path) for r in group))
     tools = list(dict.fromkeys(r.tool for r in group))
     if first.message:
         subject, _, body = first.message.strip().partition("\n")
-        body = body.strip()
+        # A given message cannot pose as memoryui's own trailers (`--grep` filters on them).
+        subject, body = (OWN_TRAILER_LINE.sub(" ", t) for t in (subject, body.strip()))
     else:
         subject = f"{', '.join(tools)}: {paths[0]}"
         if len(paths) > 1:

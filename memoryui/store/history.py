@@ -1,19 +1,28 @@
 """Reading git history: log with filters, one commit with its diff, blame, status.
 
-Reads go through the git CLI, which uses the commit-graph's Bloom filters for
+Logs go through the git CLI, which uses the commit-graph's Bloom filters for
 path-limited logs (about 4 ms instead of 30 ms on a 5,000-commit history); single
-objects come from libgit2.
+commits and diffs come from libgit2. Paths are always exact: the CLI is asked for
+NUL-separated output (`-z`), which git never C-quotes, and libgit2 hands paths over as
+they are, so a name with `"`, a TAB, a backslash or a newline is never mistaken for
+another path (and never escapes the scope read rule).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .diffs import FileDiff, parse_unified
+import pygit2
+
+from .diffs import DiffLine, FileDiff, Hunk
 from .gitrepo import run_git
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's well-known empty tree
+_STATUS = {"A": "added", "D": "deleted", "R": "renamed"}
 
 FS, RS = "\x1f", "\x1e"
 LOG_FORMAT = RS + FS.join(["%H", "%P", "%an", "%ae", "%at", "%B"]) + FS
@@ -100,23 +109,43 @@ def parse_trailers(message: str) -> dict[str, list[str]]:
 
 def _parse_log(raw: bytes, with_files: bool) -> list[CommitInfo]:
     out = []
-    for rec in raw.decode("utf-8", "replace").split(RS)[1:]:
-        parts = rec.split(FS)
-        sha, parents, an, ae, at, body = parts[:6]
-        rest = parts[6] if len(parts) > 6 else ""
-        info = CommitInfo(sha, parents.split(), an, ae, int(at), body)
+    for (sha, parents, an, ae, at, body), changes in _records(raw, 6):
+        info = CommitInfo(sha, parents.split(), an, ae, int(at or 0), body)
         if with_files:
-            for line in rest.strip("\n").split("\n"):
-                if not line:
-                    continue
-                cols = line.split("\t")
-                st = cols[0][:1]
-                if st == "R" and len(cols) == 3:
-                    info.files.append(FileChange("R", cols[2], cols[1]))
-                elif len(cols) >= 2:
-                    info.files.append(FileChange(st, cols[1]))
+            info.files = changes
         out.append(info)
     return out
+
+
+_RECORD_START = re.compile("\x1e(?=[0-9a-f]{40}\x1f)")
+
+
+def _records(raw: bytes, nfields: int) -> Iterator[tuple[list[str], list[FileChange]]]:
+    """Parse `git log -z --format=RS f1 FS ... fn FS [--name-status]`.
+
+    A record starts at RS followed by a full sha and FS; its first n-1 fields end at FS,
+    the last (a body) at FS NUL; then, with files, a newline and NUL-terminated tokens:
+    a status, then one path (two for R/C). Paths are taken whole between NULs, so no
+    character a name may hold (quote, TAB, newline, even RS) can confuse the parser.
+    """
+    for rec in _RECORD_START.split(raw.decode("utf-8", "replace"))[1:]:
+        *fields, rest = rec.split(FS, nfields - 1)
+        body, _, tail = rest.partition(FS + "\0")
+        fields.append(body)
+        tokens = tail[1:].split("\0") if tail[:1] == "\n" else tail.split("\0")
+        changes: list[FileChange] = []
+        i, n = 0, len(tokens) - 1  # the last token is what follows the final NUL
+        while i < n:
+            status = tokens[i][:1]
+            if not status:
+                i += 1
+            elif status in "RC" and i + 2 < n:
+                changes.append(FileChange(status, tokens[i + 2], tokens[i + 1]))
+                i += 3
+            else:
+                changes.append(FileChange(status, tokens[i + 1] if i + 1 < n else ""))
+                i += 2
+        yield fields, changes
 
 
 def _date_arg(value: str | dt.date | dt.datetime, end: bool = False) -> str:
@@ -132,12 +161,15 @@ def _date_arg(value: str | dt.date | dt.datetime, end: bool = False) -> str:
 def log(root: Path, pathspecs: list[str] | None = None, *, actor: str | None = None,
         since: str | dt.date | None = None, until: str | dt.date | None = None,
         limit: int = 50, offset: int = 0, with_files: bool = True,
-        rev: str = "HEAD") -> list[CommitInfo]:
-    """Commits newest first, filtered like the activity feed needs."""
-    args = ["log", f"--format={LOG_FORMAT}", f"--max-count={int(limit)}",
+        rev: str = "HEAD", all_files: bool = False) -> list[CommitInfo]:
+    """Commits newest first, filtered like the activity feed needs (`all_files`: list every
+    file a commit touches, not only those matching the pathspecs)."""
+    args = ["log", "-z", f"--format={LOG_FORMAT}", f"--max-count={int(limit)}",
             f"--skip={int(offset)}", "--no-color"]
     if with_files:
         args.append("--name-status")
+        if all_files:
+            args.append("--full-diff")
         if not pathspecs:  # with a path filter rename detection finds nothing and costs
             args.append("--find-renames")
     if actor:
@@ -157,26 +189,84 @@ def log(root: Path, pathspecs: list[str] | None = None, *, actor: str | None = N
     return _parse_log(raw, with_files)
 
 
-def show(root: Path, sha: str) -> CommitDetail | None:
-    """One commit with its patch, parsed into files and hunks."""
-    if not re.match(r"^[0-9a-fA-F]{4,40}$", sha):
+def show(root: Path, sha: str, repo: pygit2.Repository | None = None) -> CommitDetail | None:
+    """One commit with its diff against its first parent (exact paths, from libgit2)."""
+    if not re.fullmatch(r"[0-9a-fA-F]{4,40}", sha):
         return None
-    raw = run_git(root, "show", f"--format={LOG_FORMAT}", "--name-status", "--find-renames",
-                  "--no-color", sha, "--", check=False)
-    infos = _parse_log(raw, True)
-    if not infos:
+    repo = repo or pygit2.Repository(str(root))
+    try:
+        commit = repo[sha].peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError):
         return None
-    info = infos[0]
-    patch = run_git(root, "show", "--format=", "--patch", "--find-renames", "--no-color",
-                    "--no-ext-diff", info.sha, "--", check=False).decode("utf-8", "replace")
-    return CommitDetail(**info.__dict__, diffs=parse_unified(patch), patch=patch)
+    parent = commit.parents[0].tree if commit.parents else None
+    diffs, patch = _tree_diff(parent, commit.tree)
+    files = [FileChange(_CHANGE.get(d.status, "M"), d.path,
+                        d.old_path if d.status == "renamed" else None) for d in diffs]
+    author = commit.author
+    return CommitDetail(str(commit.id), [str(p) for p in commit.parent_ids], author.name,
+                        author.email, author.time,
+                        commit.raw_message.decode("utf-8", "replace"), files,
+                        diffs=diffs, patch=patch)
 
 
-def diff(root: Path, rev_a: str, rev_b: str, path: str | None = None) -> list[FileDiff]:
-    args = ["diff", "--no-color", "--no-ext-diff", "--find-renames", rev_a, rev_b, "--"]
-    if path:
-        args.append(path)
-    return parse_unified(run_git(root, *args, check=False).decode("utf-8", "replace"))
+_CHANGE = {"added": "A", "deleted": "D", "renamed": "R", "modified": "M"}
+
+
+def diff(root: Path, rev_a: str, rev_b: str, path: str | None = None,
+         repo: pygit2.Repository | None = None) -> list[FileDiff]:
+    """Changes from rev_a to rev_b (either may be EMPTY_TREE), optionally of one path
+    (or a folder): a rename shows when either of its names matches."""
+    repo = repo or pygit2.Repository(str(root))
+    a, b = _tree_of(repo, rev_a), _tree_of(repo, rev_b)
+    return _tree_diff(a, b, path, with_patch=False)[0]
+
+
+def _tree_of(repo: pygit2.Repository, rev: str) -> pygit2.Tree | None:
+    if rev == EMPTY_TREE:
+        return None
+    return repo.revparse_single(rev).peel(pygit2.Tree)
+
+
+def _tree_diff(a: pygit2.Tree | None, b: pygit2.Tree | None, path: str | None = None,
+               with_patch: bool = True) -> tuple[list[FileDiff], str]:
+    if a is None and b is None:
+        return [], ""
+    if a is None:
+        diff = b.diff_to_tree(swap=True)  # from the empty tree to b
+    elif b is None:
+        diff = a.diff_to_tree()  # from a to the empty tree
+    else:
+        diff = a.diff_to_tree(b)
+    diff.find_similar(flags=pygit2.enums.DiffFind.FIND_RENAMES)
+    out = []
+    for i, delta in enumerate(diff.deltas):
+        names = (delta.old_file.path, delta.new_file.path)
+        if path and not any(n == path or n.startswith(path + "/") for n in names):
+            continue
+        out.append(_file_diff(diff[i]))
+    return out, (diff.patch or "") if with_patch else ""
+
+
+def _file_diff(patch: pygit2.Patch) -> FileDiff:
+    """A libgit2 patch as the UI's FileDiff (the shape `diffs.parse_unified` returns)."""
+    delta = patch.delta
+    old, new = delta.old_file.path, delta.new_file.path
+    fd = FileDiff(new, old if old != new else None,
+                  _STATUS.get(delta.status_char(), "modified"))
+    for h in patch.hunks:
+        hunk = Hunk(h.header.rstrip("\n"), h.old_start, h.new_start)
+        for ln in h.lines:
+            if ln.origin in ("+", "-", " "):
+                text = ln.raw_content.decode("utf-8", "replace")
+                text = text[:-1] if text.endswith("\n") else text
+                hunk.lines.append(DiffLine(ln.origin, text,
+                                           ln.old_lineno if ln.old_lineno > 0 else None,
+                                           ln.new_lineno if ln.new_lineno > 0 else None))
+            elif ln.origin in ("=", ">", "<"):
+                hunk.lines.append(DiffLine("\\", "No newline at end of file", None, None))
+        fd.hunks.append(hunk)
+    fd.binary = delta.is_binary
+    return fd
 
 
 @dataclass
@@ -238,6 +328,7 @@ def actors_of(root: Path, shas: set[str] | list[str]) -> dict[str, str]:
 class StatusEntry:
     path: str
     status: str  # added | modified | deleted
+    refused: str | None = None  # why memoryui will not commit it (a symbolic link, ...)
 
 
 def status(root: Path) -> list[StatusEntry]:
@@ -245,7 +336,8 @@ def status(root: Path) -> list[StatusEntry]:
     raw = run_git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all",
                   "--no-renames", check=False)
     out = []
-    for item in raw.decode("utf-8", "replace").split("\0"):
+    # surrogateescape: a name that is not UTF-8 still round-trips to the file system.
+    for item in raw.decode("utf-8", "surrogateescape").split("\0"):
         if len(item) < 4:
             continue
         xy, path = item[:2], item[3:]
@@ -266,15 +358,12 @@ def last_changes(root: Path, since_rev: str | None, head: str) -> list[tuple[str
     rng = f"{since_rev}..{head}" if since_rev else head
     fmt = RS + FS.join(["%H", "%an", "%at", "%s",
                         "%(trailers:key=Memoryui-Actor,valueonly,separator=%x2c)"]) + FS
-    raw = run_git(root, "log", f"--format={fmt}", "--name-only", "--no-renames", rng, "--",
-                  check=False)
+    raw = run_git(root, "log", "-z", f"--format={fmt}", "--name-status", "--no-renames", rng,
+                  "--", check=False)
     out = []
-    for rec in raw.decode("utf-8", "replace").split(RS)[1:]:
-        parts = rec.split(FS)
-        sha, author, at, subject, actor = parts[:5]
-        info = {"sha": sha, "author": author, "time": int(at), "subject": subject,
+    for (sha, author, at, subject, actor), changes in _records(raw, 5):
+        info = {"sha": sha, "author": author, "time": int(at or 0), "subject": subject,
                 "actor": actor.strip() or f"git:{author}"}
-        for path in parts[5].strip("\n").split("\n") if len(parts) > 5 else []:
-            if path:
-                out.append((path, info))
+        for change in changes:
+            out.append((change.path, info))
     return out

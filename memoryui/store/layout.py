@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from . import names
+from . import names, walk
+from .budgets import DAGU_MAX_LINES, INDEX_MAX_BYTES, INDEX_MAX_LINES, ZEROSTACK_MAX_BYTES, Budget
 from .errors import InvalidName
 
 
@@ -51,34 +52,6 @@ class Address:
     kind: Kind
     scope: str | None = None
     name: str | None = None
-
-
-@dataclass(frozen=True)
-class Budget:
-    """How much of a file an agent's framework injects or reads; the UI shows size against it."""
-
-    max_bytes: int | None = None
-    max_lines: int | None = None
-    min_bytes: int | None = None
-    label: str = ""
-
-    def state(self, size: int, lines: int) -> str:
-        """'ok', 'warn' (above 80 %) or 'over'."""
-        ratios = []
-        if self.max_bytes:
-            ratios.append(size / self.max_bytes)
-        if self.max_lines:
-            ratios.append(lines / self.max_lines)
-        worst = max(ratios, default=0.0)
-        return "over" if worst > 1 else "warn" if worst > 0.8 else "ok"
-
-    def ratio(self, size: int, lines: int) -> float:
-        ratios = []
-        if self.max_bytes:
-            ratios.append(size / self.max_bytes)
-        if self.max_lines:
-            ratios.append(lines / self.max_lines)
-        return max(ratios, default=0.0)
 
 
 _NAME_CHECKS = {
@@ -234,6 +207,20 @@ class Layout:
     def scope_prefix(self, scope: str) -> str:
         return f"{self.scope_container}/{names.validate_scope(scope)}/"
 
+    def folder(self, kind: Kind | str, scope: str | None = None) -> str | None:
+        """The folder below which every file of a named kind lives (for a scope): its
+        pattern up to the name, e.g. `agents/ops-bot/memory/daily`, `memory/world` or
+        `skills` ("" for the root). None when the layout has no such named kind.
+        Readers list it with `walk` and keep what `address` says is that kind."""
+        kind = Kind(kind)
+        for p in self.patterns:
+            if p.kind == kind and p.named and p.scoped == (scope is not None):
+                template = p.template
+                if scope is not None:
+                    template = template.replace("{scope}", names.validate_scope(scope))
+                return template.split("{name}", 1)[0].rpartition("/")[0]
+        return None
+
     def pathspecs(self, kind: Kind | str | None = None, scope: str | None = None) -> list[str]:
         """git pathspecs selecting a kind and/or a scope (for history filters)."""
         if kind is None:
@@ -255,16 +242,9 @@ class Layout:
         return specs
 
     def list_scopes(self, root: Path) -> list[str]:
-        base = root / self.scope_container
-        try:
-            entries = os.scandir(base)
-        except OSError:
-            return []
-        with entries:
-            return sorted(
-                e.name for e in entries
-                if e.is_dir(follow_symlinks=False) and names.SCOPE_RE.match(e.name)
-            )
+        """Scope folders that exist (real folders, never links), by name."""
+        return [name for name in walk.subfolders(root, self.scope_container)
+                if names.SCOPE_RE.match(name)]
 
     def budget(self, kind: Kind | str) -> Budget | None:
         return self.budgets.get(Kind(kind))
@@ -312,13 +292,15 @@ DAGU = _layout(
         (Kind.SKILL, "skills/{name}/SKILL.md"),
     ],
     {
-        Kind.GLOBAL: Budget(max_lines=200, label="Dagu: the agent reads the first 200 lines"),
-        Kind.MEMORY: Budget(max_lines=200, label="Dagu: the agent reads the first 200 lines"),
+        Kind.GLOBAL: Budget(max_lines=DAGU_MAX_LINES,
+                            label="Dagu: the agent reads the first 200 lines"),
+        Kind.MEMORY: Budget(max_lines=DAGU_MAX_LINES,
+                            label="Dagu: the agent reads the first 200 lines"),
         Kind.SKILL: _SKILL_BUDGET,
     },
 )
 
-_ZS = Budget(max_bytes=32 * 1024, label="zerostack: 32 KiB injected / read")
+_ZS = Budget(max_bytes=ZEROSTACK_MAX_BYTES, label="zerostack: 32 KiB injected / read")
 ZEROSTACK = _layout(
     "zerostack", "zerostack", "project", "projects",
     [
@@ -340,7 +322,7 @@ JUTUL = _layout(
         (Kind.SKILL, "skills/{name}/SKILL.md"),
     ],
     {
-        Kind.MEMORY: Budget(max_lines=200, max_bytes=25_000,
+        Kind.MEMORY: Budget(max_lines=INDEX_MAX_LINES, max_bytes=INDEX_MAX_BYTES,
                             label="Index loaded in full: keep to 200 lines / 25 KB"),
         Kind.SKILL: _SKILL_BUDGET,
     },

@@ -6,7 +6,7 @@ import datetime as _dt
 import re
 import unicodedata
 
-from .errors import InvalidName
+from .errors import InvalidName, InvalidText
 
 SCOPE_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 SKILL_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -95,8 +95,11 @@ def validate_skill_name(name: object) -> str:
     return name
 
 
-def validate_relpath(path: object) -> str:
-    """A workspace-relative path that cannot escape: no absolute, `..`, `\\`, NUL, dotfiles."""
+def validate_relpath(path: object, *, write: bool = False) -> str:
+    """A workspace-relative path that cannot escape: no absolute, `..`, `\\`, NUL, dotfiles.
+
+    With `write=True`, also the rule for names memoryui creates (see `writable_name`).
+    """
     if not isinstance(path, str) or not path:
         raise InvalidName("path must not be empty")
     if len(path) > MAX_PATH_CHARS:
@@ -116,4 +119,53 @@ def validate_relpath(path: object) -> str:
             raise InvalidName(f"invalid path {path!r}: a component is too long")
         if part.strip() != part:
             raise InvalidName(f"invalid path {path!r}: leading or trailing spaces")
+        if write:
+            writable_name(part, path)
     return path
+
+
+def writable_name(part: str, path: str = "") -> str:
+    """The characters a file or folder name memoryui writes may hold.
+
+    Printable Unicode (letters, digits, punctuation, symbols, plain spaces inside the
+    name), except `"` and `\\`; no control or format characters (TAB, newline, NUL,
+    bidi overrides), no lone surrogates; not starting with `.` or a space (a leading `-`
+    stays allowed: Duragent's topic rule makes `../x` into `---x`, and every git call
+    separates paths with `--`). These are the names git prints unquoted. Files
+    made natively with other names are still listed, committed and discarded as pending
+    changes; memoryui just never creates or rewrites them.
+    """
+    where = f"invalid path {path or part!r}"
+    if part[:1] in (".", " "):
+        raise InvalidName(f"{where}: a name must not start with '.' or a space")
+    for ch in part:
+        if ch in '"\\':
+            raise InvalidName(f"{where}: a name must not contain '\"' or '\\'")
+        if ch != " " and not ch.isprintable():
+            raise InvalidName(f"{where}: a name must use printable characters only "
+                              f"(found U+{ord(ch):04X})")
+    return part
+
+
+def validate_text(text: str, old: str | None = None) -> str:
+    """Text memoryui stores: valid Unicode (no lone surrogates) without new NUL bytes.
+
+    A NUL makes git treat the file as binary (no diffs, no blame); a lone surrogate
+    cannot be written as UTF-8. A file that already held NULs (written natively) can
+    still be appended to, as long as no NUL is added.
+    """
+    if "\x00" in text and text.count("\x00") > (old or "").count("\x00"):
+        at = _line_of(text, text.rindex("\x00"))
+        raise InvalidText(f"the text contains a NUL byte (\\x00) on line {at}: memory files "
+                          "are plain text")
+    try:
+        text.encode()
+    except UnicodeEncodeError as exc:
+        raise InvalidText(f"the text is not valid Unicode: a lone surrogate "
+                          f"U+{ord(text[exc.start]):04X} on line {_line_of(text, exc.start)}"
+                          ) from None
+    return text
+
+
+def _line_of(text: str, index: int) -> int:
+    return text.count("\n", 0, index) + 1

@@ -27,6 +27,7 @@ class Entry:
     size: int
     mtime: float
     link: bool = False  # a symbolic link: listed, never followed or read
+    folder: bool = False  # a real folder (only with `folders=True`)
 
 
 def hidden(name: str) -> bool:
@@ -35,20 +36,26 @@ def hidden(name: str) -> bool:
 
 
 def walk(root: Path | str, prefix: str = "", *, links: bool = False,
-         depth: int | None = None) -> Iterator[Entry]:
-    """Regular files below `root/prefix` (one stat each), folders before their files' peers.
+         depth: int | None = None, folders: bool = False) -> Iterator[Entry]:
+    """Regular files below `root/prefix` (one stat each), depth first.
 
     Hidden names are skipped; symbolic links (to files or folders) are never entered;
-    with `links=True` they are yielded as `Entry(link=True)`. `depth=1` lists only the
-    folder itself. Order is by name within each folder, so the output is sorted.
+    with `links=True` they are yielded as `Entry(link=True)`; with `folders=True` each
+    real folder is yielded as `Entry(folder=True)` just before its contents. `depth=1`
+    lists only the folder itself (its subfolders are yielded, not entered). Order is by
+    name within each folder (`a/x` before `a-b/x`): sort the paths if you need
+    byte order. Paths are relative to `root`.
     """
     root = Path(root)
     base = root / prefix if prefix.strip("/") else root
     rel0 = prefix.strip("/")
-    yield from _walk(base, rel0, links, depth)
+    if rel0 and link_in_path(root, rel0):
+        return  # the folder is (or is inside) a symbolic link: nothing to list
+    yield from _walk(base, rel0, links, depth, folders)
 
 
-def _walk(base: Path, rel: str, links: bool, depth: int | None) -> Iterator[Entry]:
+def _walk(base: Path, rel: str, links: bool, depth: int | None,
+          folders: bool = False) -> Iterator[Entry]:
     try:
         with os.scandir(base) as it:
             entries = sorted(it, key=lambda e: e.name)
@@ -66,8 +73,11 @@ def _walk(base: Path, rel: str, links: bool, depth: int | None) -> Iterator[Entr
             if links:
                 yield Entry(path, st.st_size, st.st_mtime, link=True)
         elif stat.S_ISDIR(st.st_mode):
+            if folders:
+                yield Entry(path, 0, st.st_mtime, folder=True)
             if depth is None or depth > 1:
-                yield from _walk(Path(e.path), path, links, None if depth is None else depth - 1)
+                yield from _walk(Path(e.path), path, links,
+                                 None if depth is None else depth - 1, folders)
         elif stat.S_ISREG(st.st_mode):
             yield Entry(path, st.st_size, st.st_mtime)
 
@@ -75,6 +85,8 @@ def _walk(base: Path, rel: str, links: bool, depth: int | None) -> Iterator[Entr
 def subfolders(root: Path | str, prefix: str = "") -> list[str]:
     """Names of the real (not linked, not hidden) folders directly in `root/prefix`."""
     base = Path(root) / prefix if prefix.strip("/") else Path(root)
+    if prefix.strip("/") and link_in_path(root, prefix.strip("/")):
+        return []
     try:
         with os.scandir(base) as it:
             return sorted(e.name for e in it
@@ -113,9 +125,13 @@ def read_nofollow(root: Path | str, path: str) -> bytes | None:
             except FileNotFoundError:
                 return None
             except OSError as exc:
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                # Linux answers ENOTDIR for a link opened with O_DIRECTORY | O_NOFOLLOW,
+                # and for a file where a folder should be (then the path does not exist).
+                if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+                    raise
+                if _is_link(part, fd):
                     raise _refused(path) from None
-                raise
+                return None
             os.close(fd)
             fd = nfd
         try:
@@ -126,12 +142,23 @@ def read_nofollow(root: Path | str, path: str) -> bytes | None:
             if exc.errno == errno.ELOOP:
                 raise _refused(path) from None
             raise
+        mode = os.fstat(ffd).st_mode
+        if not stat.S_ISREG(mode):
+            os.close(ffd)
+            if stat.S_ISDIR(mode):
+                raise InvalidName(f"{path} is a folder, not a file")
+            raise InvalidName(f"{path} is not a regular file")
         with os.fdopen(ffd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                raise InvalidName(f"{path} is not a regular file")
             return fh.read()
     finally:
         os.close(fd)
+
+
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
 
 
 def _refused(path: str) -> InvalidName:

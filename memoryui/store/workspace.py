@@ -1,37 +1,37 @@
-"""The workspace: one object that every tool, view and command writes and reads through."""
+"""The workspace: one object that every tool, view and command writes and reads through.
+
+This module holds the core: paths, reads, the one write primitive (`update`) and the
+commit cadence. Pending changes live in `pending.py`, the cached tree and last-change
+read model in `tree.py`, git reads in `history.py`; `Store` keeps their public methods
+as thin delegates so `from memoryui.store import Store` is all a caller needs.
+"""
 
 from __future__ import annotations
 
-import atexit
 import hashlib
-import json
 import logging
 import os
 import re
-import stat
-import threading
-import time
-import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pygit2
 
-from . import history, names
+from . import history, names, pending, walk
 from .actors import Actor
-from .errors import Conflict, InvalidName, NotFound, TooLarge
-from .files import atomic_write
-from .gitrepo import GitRepo, Record
+from .committer import Committer
+from .errors import Ambiguous, Conflict, InvalidName, NotFound, TooLarge
+from .files import atomic_write, prune_empty_dirs
+from .gitrepo import MIN_COMMIT_ID, GitRepo, Record
 from .layout import Address, Kind, Layout, get_layout
+from .tree import LASTCHANGE_SAVE_EVERY, TREE_TTL, FileInfo, TreeModel  # noqa: F401 (re-exported)
 
 log = logging.getLogger("memoryui.store")
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 ABSENT = "absent"  # an `expect` value: the file must not exist yet
 DELETE = object()  # returned by an update function: remove the file
-TREE_TTL = 60.0  # seconds between full re-walks that catch changes made outside memoryui
-LASTCHANGE_SAVE_EVERY = 30.0  # seconds between saves of the last-change cache file
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,150}")  # passes validate_relpath
 
 
@@ -56,15 +56,6 @@ class WriteResult:
     text: str | None = None
 
 
-@dataclass
-class FileInfo:
-    path: str
-    address: Address | None
-    size: int
-    mtime: float
-    last: dict | None = None  # sha, author, actor, time, subject of the last commit
-
-
 class Store:
     """A git-backed memory workspace with one layout.
 
@@ -79,15 +70,9 @@ class Store:
         self.layout = get_layout(layout)
         self.git = GitRepo(self.root)
         self.commit_delay = commit_delay
-        self._committer: threading.Thread | None = None
-        self._stop = threading.Event()
-        self._tree: dict[str, FileInfo] | None = None
-        self._tree_walked = 0.0
-        self._tree_dirty: set[str] = set()
-        self._last: dict[str, dict] = {}
-        self._last_head: str | None = None
-        self._last_saved = 0.0  # time.monotonic() of the last lastchange.json save
-        self._lock = threading.RLock()
+        self.committer = Committer(self.git, commit_delay)
+        self._stop = self.committer.stop  # set it to end deferred commits (a dying process)
+        self.tree_model = TreeModel(self.root, self.layout, self.git)
         # Called as listener(paths) after files change (search index, caches).
         self.listeners: list[Callable[[list[str]], None]] = []
         self.git.repair()
@@ -114,13 +99,9 @@ class Store:
 
     # -- reads ---------------------------------------------------------------
     def read_bytes(self, path: str) -> bytes | None:
-        full = self.abspath(path)
-        try:
-            return full.read_bytes()
-        except (FileNotFoundError, NotADirectoryError):
-            return None
-        except IsADirectoryError:
-            raise InvalidName(f"{path} is a folder, not a file") from None
+        """The file's bytes (None when missing), never read through a symbolic link."""
+        names.validate_relpath(path)
+        return walk.read_nofollow(self.root, path)
 
     def read(self, path: str) -> str | None:
         data = self.read_bytes(path)
@@ -140,10 +121,10 @@ class Store:
 
     def list_files(self, prefix: str = "") -> list[str]:
         """Workspace paths of the files below a folder, sorted (no git call)."""
-        base = self.abspath(prefix.rstrip("/")) if prefix.strip("/") else self.root
-        out: list[str] = []
-        _walk(base, self.root, out)
-        return sorted(out)
+        folder = prefix.strip("/")
+        if folder:
+            self.abspath(folder)
+        return sorted(e.path for e in walk.walk(self.root, folder))
 
     def read_folder(self, prefix: str, suffix: str = ".md") -> list[tuple[str, str]]:
         """(path, text) of the files directly in a folder ending in `suffix`, by name.
@@ -153,12 +134,13 @@ class Store:
         """
         folder = prefix.strip("/")
         base = self.abspath(folder)
+        found = [e.path.rsplit("/", 1)[-1] for e in walk.walk(self.root, folder, depth=1)
+                 if e.path.endswith(suffix)]
+        if not found:
+            return []
         try:
-            with os.scandir(base) as it:
-                found = sorted(e.name for e in it if e.name.endswith(suffix)
-                               and not e.name.startswith(".") and e.is_file(follow_symlinks=False))
-            dir_fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
-        except (FileNotFoundError, NotADirectoryError):
+            dir_fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:  # removed meanwhile, or replaced by a link
             return []
         out: list[tuple[str, str]] = []
         try:
@@ -199,13 +181,14 @@ class Store:
                            trailers=trailers, when=when)
 
     def delete(self, path: str, *, actor: Actor, tool: str, message: str | None = None,
-               expect: str | None = None, missing_ok: bool = False) -> WriteResult:
+               expect: str | None = None, missing_ok: bool = False,
+               trailers: Iterable[tuple[str, str]] = ()) -> WriteResult:
         if not self.exists(path):
             if missing_ok:
                 return WriteResult(path, None, False)
             raise NotFound(f"{path} does not exist")
         return self.update(path, lambda _old: DELETE, actor=actor, tool=tool, message=message,
-                           expect=expect)
+                           expect=expect, trailers=trailers)
 
     def update(self, path: str, fn: Callable[[str | None], object], *, actor: Actor,
                tool: str, message: str | None = None, expect: str | None = None,
@@ -218,12 +201,7 @@ class Store:
         """
         full = self.abspath(path)
         with self.git.write_lock:
-            try:
-                old_bytes = full.read_bytes()
-            except FileNotFoundError:
-                old_bytes = None
-            except (IsADirectoryError, NotADirectoryError):
-                raise InvalidName(f"{path} is a folder, not a file") from None
+            old_bytes = walk.read_nofollow(self.root, path)
             old = None if old_bytes is None else old_bytes.decode("utf-8", "replace")
             self._check_expect(path, old, old_bytes, expect)
             new = fn(old)
@@ -231,17 +209,23 @@ class Store:
                 return WriteResult(path, version_of(old_bytes), False, old_text=old, text=old)
             if new is DELETE:
                 full.unlink()
-                _prune_empty_dirs(full.parent, self.root)
+                prune_empty_dirs(full.parent, self.root)
                 blob, data = None, None
             else:
                 if not isinstance(new, str):
                     raise TypeError("update functions return str, None or DELETE")
-                data = new.encode()
+                names.validate_relpath(path, write=True)
+                data = names.validate_text(new, old).encode()
                 if len(data) > MAX_FILE_BYTES:
                     raise TooLarge(f"{path} would be {len(data)} bytes; the limit is "
                                    f"{MAX_FILE_BYTES} bytes")
-                atomic_write(full, data)
+                # The blob first: a full disk then fails before the file is touched.
                 blob = self.git.create_blob(data)
+                try:
+                    atomic_write(full, data)
+                except (NotADirectoryError, FileExistsError):
+                    raise InvalidName(f"invalid path {path!r}: a file stands where a folder "
+                                      "is needed") from None
             rec = Record(path, blob, actor, tool, message, [tuple(t) for t in trailers],
                          time=when or 0.0)
             self.git.record(rec)
@@ -254,20 +238,22 @@ class Store:
         return result
 
     def rename(self, old: str, new: str, *, actor: Actor, tool: str,
-               message: str | None = None) -> WriteResult:
+               message: str | None = None, trailers: Iterable[tuple[str, str]] = ()
+               ) -> WriteResult:
         src, dst = self.abspath(old), self.abspath(new)
+        names.validate_relpath(new, write=True)
         with self.git.write_lock:
-            if not src.is_file():
+            data = walk.read_nofollow(self.root, old)
+            if data is None:
                 raise NotFound(f"{old} does not exist")
             if dst.exists():
                 raise Conflict(f"{new} already exists", path=new, current=None, version=None)
-            data = src.read_bytes()
+            blob = self.git.create_blob(data)
             atomic_write(dst, data)
             src.unlink()
-            _prune_empty_dirs(src.parent, self.root)
-            blob = self.git.create_blob(data)
-            r1 = Record(old, None, actor, tool, message)
-            r2 = Record(new, blob, actor, tool, message)
+            prune_empty_dirs(src.parent, self.root)
+            r1 = Record(old, None, actor, tool, message, [tuple(t) for t in trailers])
+            r2 = Record(new, blob, actor, tool, message, [tuple(t) for t in trailers])
             self.git.record(r1)
             self.git.record(r2)
             self._touch(old, new)
@@ -277,7 +263,8 @@ class Store:
         return res
 
     def delete_tree(self, prefix: str, *, actor: Actor, tool: str,
-                    message: str | None = None) -> list[str]:
+                    message: str | None = None, trailers: Iterable[tuple[str, str]] = ()
+                    ) -> list[str]:
         """Remove every file below a folder in one commit (Dagu's DELETE of a DAG)."""
         paths = self.list_files(prefix)
         if not paths:
@@ -287,8 +274,8 @@ class Store:
             for p in paths:
                 full = self.abspath(p)
                 full.unlink(missing_ok=True)
-                _prune_empty_dirs(full.parent, self.root)
-                last = Record(p, None, actor, tool, message)
+                prune_empty_dirs(full.parent, self.root)
+                last = Record(p, None, actor, tool, message, [tuple(t) for t in trailers])
                 self.git.record(last)
             self._touch(*paths)
         self._after_write(last.id if last else "")
@@ -296,7 +283,8 @@ class Store:
         return paths
 
     def rename_tree(self, old_prefix: str, new_prefix: str, *, actor: Actor, tool: str,
-                    message: str | None = None) -> list[tuple[str, str]]:
+                    message: str | None = None, trailers: Iterable[tuple[str, str]] = ()
+                    ) -> list[tuple[str, str]]:
         """Move every file below a folder to another folder in one commit (a folder rename).
 
         Refuses (Conflict) before moving anything when a destination file exists.
@@ -311,19 +299,21 @@ class Store:
             if not moves:
                 raise NotFound(f"{old_prefix} has no files")
             for _src, dst in moves:
+                names.validate_relpath(dst, write=True)
                 if self.abspath(dst).exists():
                     raise Conflict(f"{dst} already exists", path=dst, current=None,
                                    version=None)
             last = None
             for src, dst in moves:
                 s, d = self.abspath(src), self.abspath(dst)
-                data = s.read_bytes()
+                data = walk.read_nofollow(self.root, src) or b""
+                blob = self.git.create_blob(data)
                 atomic_write(d, data)
                 s.unlink()
-                _prune_empty_dirs(s.parent, self.root)
-                blob = self.git.create_blob(data)
-                self.git.record(Record(src, None, actor, tool, message))
-                last = Record(dst, blob, actor, tool, message)
+                prune_empty_dirs(s.parent, self.root)
+                extra = [tuple(t) for t in trailers]
+                self.git.record(Record(src, None, actor, tool, message, extra))
+                last = Record(dst, blob, actor, tool, message, extra)
                 self.git.record(last)
             self._touch(*(p for pair in moves for p in pair))
         self._after_write(last.id)
@@ -346,7 +336,9 @@ class Store:
                            version=current)
 
     def notify(self, paths: list[str]) -> None:
-        """Tell listeners (the search index) which files changed; they must not fail a write."""
+        """Files changed (by this store, a sync, anything): the cached tree re-stats them and
+        listeners (the search index) hear of them; a listener never fails a write."""
+        self.tree_model.touch(*paths)
         for listener in list(self.listeners):
             try:
                 listener(paths)
@@ -355,68 +347,29 @@ class Store:
 
     def _touch(self, *paths: str) -> None:
         """Mark paths this process changed, so the cached tree re-stats just those."""
-        with self._lock:
-            self._tree_dirty.update(paths)
+        self.tree_model.touch(*paths)
 
     def invalidate_tree(self) -> None:
         """Forget the cached tree: the next `tree()` walks the whole workspace again."""
-        with self._lock:
-            self._tree = None
+        self.tree_model.invalidate()
 
     def _after_write(self, record_id: str) -> str | None:
-        if self.commit_delay <= 0:
-            return self._safe_flush().get(record_id)
-        self._ensure_committer()
-        return None
+        return self.committer.after_write(record_id)
 
-    # -- commits -------------------------------------------------------------
+    # -- commits (committer.py) ------------------------------------------------
     def flush(self) -> dict[str, str]:
         """Commit every journaled write now (record id -> commit sha)."""
         return self.git.flush()
 
     def _safe_flush(self) -> dict[str, str]:
-        """Commit now; a git failure leaves the write pending for the next attempt."""
-        try:
-            return self.git.flush()
-        except Exception:  # noqa: BLE001 - the file write already succeeded
-            log.exception("commit failed; the change stays pending and is retried")
-            return {}
+        return self.committer.safe_flush()
 
     def sync(self) -> None:
         """Make history current before reading it (deferred writes get committed)."""
-        if self.git.has_uncommitted():
-            self._safe_flush()
-
-    def _ensure_committer(self) -> None:
-        if self._committer is not None and self._committer.is_alive():
-            return
-        with self._lock:
-            if self._committer is not None and self._committer.is_alive():
-                return
-            ref = weakref.ref(self)
-            stop = self._stop
-            delay = self.commit_delay
-
-            def loop() -> None:
-                while not stop.wait(delay):
-                    store = ref()
-                    if store is None:
-                        return
-                    if store.git.has_uncommitted():
-                        try:
-                            store.git.flush(blocking=False)
-                        except Exception:  # noqa: BLE001
-                            log.exception("deferred commit failed; retrying next tick")
-                    del store
-
-            self._committer = threading.Thread(target=loop, name="memoryui-committer",
-                                               daemon=True)
-            self._committer.start()
-            atexit.register(_flush_at_exit, weakref.ref(self))
+        self.committer.sync()
 
     def close(self) -> None:
-        self._stop.set()
-        self._safe_flush()
+        self.committer.close()
 
     # -- history -------------------------------------------------------------
     def head(self) -> str | None:
@@ -425,7 +378,10 @@ class Store:
     def log(self, path: str | None = None, *, scope: str | None = None,
             kind: Kind | str | None = None, actor: str | None = None,
             since: str | None = None, until: str | None = None, limit: int = 50,
-            offset: int = 0, with_files: bool = True) -> list[history.CommitInfo]:
+            offset: int = 0, with_files: bool = True, all_files: bool = False
+            ) -> list[history.CommitInfo]:
+        """Commits newest first. `all_files`: each commit lists every file it touches, not
+        only those the filter matched (what an access check on the whole commit needs)."""
         self.sync()
         if self.head() is None:
             return []
@@ -436,16 +392,46 @@ class Store:
         elif kind or scope:
             specs = self.layout.pathspecs(kind, scope)
         return history.log(self.root, specs, actor=actor, since=since, until=until,
-                           limit=limit, offset=offset, with_files=with_files)
+                           limit=limit, offset=offset, with_files=with_files,
+                           all_files=all_files)
 
-    def commit(self, sha: str) -> history.CommitDetail | None:
+    def commit(self, sha: str, *, min_len: int = MIN_COMMIT_ID) -> history.CommitDetail | None:
+        """One commit with its diff, from an id a person or client gave.
+
+        None when no commit has that id, and for anything but `min_len`-40 hex digits
+        (short ids never enumerate commits); an ambiguous prefix raises Ambiguous (400).
+        Call `resolve_commit` first to tell the caller which of these it was.
+        """
+        try:
+            full = self.resolve_commit(sha, min_len=min_len)
+        except Ambiguous:
+            raise
+        except (NotFound, InvalidName):
+            return None
         self.sync()
-        return history.show(self.root, sha)
+        return history.show(self.root, full, repo=self.git.repo)
+
+    def resolve_commit(self, rev: str, *, min_len: int = MIN_COMMIT_ID) -> str:
+        """The full sha of a user-given commit id: `min_len`-40 hex digits, nothing else.
+
+        Use it for every id from a URL, form or API call (`min_len=40` for clients that
+        must send a full sha). Raises InvalidName (malformed or too short), Ambiguous or
+        NotFound.
+        """
+        return self.git.resolve_commit(rev, min_len)
 
     def resolve(self, rev: str) -> str | None:
+        """A revision (HEAD, `sha^`, a full or >= 7-digit id) as a full sha, or None.
+
+        For internal revisions; a bare hex id shorter than MIN_COMMIT_ID digits resolves
+        to None, so no path can enumerate commits with short prefixes.
+        """
+        base = re.split(r"[~^@:]", rev, maxsplit=1)[0] if isinstance(rev, str) else ""
+        if re.fullmatch(r"[0-9a-fA-F]+", base) and len(base) < MIN_COMMIT_ID:
+            return None
         try:
             return str(self.git.repo.revparse_single(rev).peel(pygit2.Commit).id)
-        except (KeyError, ValueError, pygit2.GitError, pygit2.InvalidSpecError):
+        except (KeyError, ValueError, TypeError, pygit2.GitError, pygit2.InvalidSpecError):
             return None
 
     def file_at(self, path: str, rev: str) -> str | None:
@@ -467,7 +453,7 @@ class Store:
         for rev in (rev_a, rev_b):
             if self.resolve(rev) is None:
                 raise NotFound(f"no commit {rev!r}")
-        return history.diff(self.root, rev_a, rev_b, path)
+        return history.diff(self.root, rev_a, rev_b, path, repo=self.git.repo)
 
     def blame(self, path: str, rev: str = "HEAD") -> list[history.BlameLine]:
         names.validate_relpath(path)
@@ -493,185 +479,36 @@ class Store:
         return self.write(path, old, actor=actor, tool="restore", message=msg, expect=expect,
                           trailers=trailers)
 
-    # -- pending changes -------------------------------------------------------
+    # -- pending changes (pending.py) --------------------------------------------
     def pending(self) -> list[history.StatusEntry]:
-        """Files changed outside memoryui (memoryui's own writes are committed first)."""
-        self.sync()
-        return history.status(self.root)
+        """Files changed outside memoryui; `entry.refused` says why one cannot be committed."""
+        return pending.pending(self)
 
     def owner_of(self, path: str) -> Actor:
-        scope = self.layout.scope_of(path)
-        return Actor.agent(scope) if scope else Actor.external()
+        return pending.owner_of(self, path)
 
     def commit_pending(self, paths: Iterable[str] | None = None, *,
                        actor: Actor | None = None, message: str | None = None,
-                       tool: str = "snapshot") -> list[str]:
-        """Commit outside changes; each path is attributed to its owning scope by default."""
-        pending = {e.path: e for e in self.pending()}
-        chosen = list(pending) if paths is None else [p for p in paths if p in pending]
-        if not chosen:
-            return []
-        records = []
-        with self.git.write_lock:
-            for p in chosen:
-                full = self.root / names.validate_relpath(p)
-                blob = self.git.create_blob(full.read_bytes()) if full.is_file() else None
-                who = actor or self.owner_of(p)
-                trailers = [("Committed-By", actor.trailer)] if actor else []
-                rec = Record(p, blob, who, tool, message, trailers)
-                self.git.record(rec)
-                records.append(rec)
-            self._touch(*chosen)
-        done = self.git.flush()
-        self.notify(chosen)
-        return sorted({done[r.id] for r in records if r.id in done})
+                       tool: str = "snapshot") -> pending.Committed:
+        """Commit outside changes (the shas; refused items are in `.refused`)."""
+        return pending.commit_pending(self, paths, actor=actor, message=message, tool=tool)
+
+    def pending_versions(self, path: str) -> tuple[str | None, str | None]:
+        """(HEAD's text, working text) of a pending item, by its exact path (for diffs)."""
+        return pending.versions(self, path)
 
     def discard_pending(self, paths: Iterable[str]) -> list[str]:
-        """Put files back as HEAD has them (untracked files are removed)."""
-        pending = {e.path for e in self.pending()}
-        tree = self.git.head_tree()
-        done = []
-        with self.git.write_lock:
-            for p in paths:
-                if p not in pending:
-                    continue
-                full = self.root / names.validate_relpath(p)
-                blob = self.git.blob_at(tree, p)
-                if blob is None:
-                    full.unlink(missing_ok=True)
-                    _prune_empty_dirs(full.parent, self.root)
-                else:
-                    atomic_write(full, self.git.repo[blob].data)
-                done.append(p)
-            self.git._refresh_index(set(done))
-            self._touch(*done)
-        self.notify(done)
-        return done
+        """Put files back as HEAD has them; a symbolic link is removed, never followed."""
+        return pending.discard_pending(self, paths)
 
-    # -- tree with last-change facts ---------------------------------------------
+    # -- tree with last-change facts (tree.py) -------------------------------------
     def last_changes(self) -> dict[str, dict]:
         """path -> the last commit that touched it, kept current incrementally by HEAD."""
-        head = self.head()
-        with self._lock:
-            if head == self._last_head:
-                return self._last
-            cache_file = self.git.state_dir / "lastchange.json"
-            if self._last_head is None and cache_file.exists():
-                try:
-                    saved = json.loads(cache_file.read_text())
-                    self._last, self._last_head = saved["paths"], saved["head"]
-                except (ValueError, KeyError):
-                    self._last, self._last_head = {}, None
-            if head is None:
-                self._last, self._last_head = {}, None
-                return self._last
-            if head == self._last_head:
-                return self._last
-            since = self._last_head
-            if since and not self._is_ancestor(since, head):
-                since, self._last = None, {}
-            fresh: dict[str, dict] = {}
-            for path, info in history.last_changes(self.root, since, head):
-                fresh.setdefault(path, info)
-            if since:
-                self._tree_dirty.update(fresh)  # other processes' commits: re-stat these
-            else:
-                self._tree = None
-            merged = dict(self._last) if since else {}
-            merged.update(fresh)
-            self._last, self._last_head = merged, head
-            # The file only gives a restart a head to catch up from: saving all paths on
-            # every commit cost ~100 ms per request on a 20k-file workspace.
-            now = time.monotonic()
-            if since is None or now - self._last_saved >= LASTCHANGE_SAVE_EVERY:
-                tmp = cache_file.with_suffix(".tmp")
-                tmp.write_text(json.dumps({"head": head, "paths": merged}))
-                os.replace(tmp, cache_file)
-                self._last_saved = now
-            return self._last
-
-    def _is_ancestor(self, a: str, b: str) -> bool:
-        try:
-            return a == b or self.git.repo.descendant_of(b, a)
-        except (KeyError, ValueError, pygit2.GitError):
-            return False
+        return self.tree_model.last_changes()
 
     def tree(self) -> dict[str, FileInfo]:
-        """Every file with size and last change, kept current without re-walking.
-
-        A full walk stats all files (about 100-300 ms at 20k files), so it happens once and
-        then every TREE_TTL seconds to catch edits made outside memoryui; in between, only
-        the paths this process wrote and the paths in new commits (from HEAD's advance)
-        are re-stated. A changed tree is a new dict, so callers may cache by identity.
-        """
-        last = self.last_changes()
-        with self._lock:
-            now = time.monotonic()
-            if self._tree is None or now - self._tree_walked > TREE_TTL:
-                paths: list[str] = []
-                stats: dict[str, tuple[int, float]] = {}
-                _walk(self.root, self.root, paths, stats)
-                self._tree = {
-                    p: FileInfo(p, self.layout.address(p), *stats[p], last.get(p))
-                    for p in sorted(paths)
-                }
-                self._tree_walked = now
-                self._tree_dirty.clear()
-            elif self._tree_dirty:
-                tree = dict(self._tree)
-                added = False
-                for p in self._tree_dirty:
-                    if any(part.startswith(".") for part in p.split("/")):
-                        continue
-                    try:
-                        st = os.lstat(self.root / p)
-                    except (FileNotFoundError, NotADirectoryError):
-                        tree.pop(p, None)
-                        continue
-                    if stat.S_ISREG(st.st_mode):
-                        added = added or p not in tree
-                        tree[p] = FileInfo(p, self.layout.address(p), st.st_size, st.st_mtime,
-                                           last.get(p))
-                    else:
-                        tree.pop(p, None)
-                self._tree_dirty.clear()
-                self._tree = dict(sorted(tree.items())) if added else tree
-            return self._tree
+        """Every file with size and last change, kept current without re-walking."""
+        return self.tree_model.tree()
 
     def scopes(self) -> list[str]:
         return self.layout.list_scopes(self.root)
-
-
-def _walk(base: Path, root: Path, out: list[str], stats: dict | None = None) -> None:
-    """Recursive scandir skipping hidden names (.git, temp files): one stat per file."""
-    try:
-        it = os.scandir(base)
-    except (FileNotFoundError, NotADirectoryError):
-        return
-    with it:
-        for e in it:
-            if e.name.startswith("."):
-                continue
-            if e.is_dir(follow_symlinks=False):
-                _walk(Path(e.path), root, out, stats)
-            elif e.is_file(follow_symlinks=False):
-                rel = os.path.relpath(e.path, root).replace(os.sep, "/")
-                out.append(rel)
-                if stats is not None:
-                    st = e.stat(follow_symlinks=False)
-                    stats[rel] = (st.st_size, st.st_mtime)
-
-
-def _prune_empty_dirs(directory: Path, root: Path) -> None:
-    while directory != root and root in directory.parents:
-        try:
-            directory.rmdir()
-        except OSError:
-            return
-        directory = directory.parent
-
-
-def _flush_at_exit(ref: weakref.ref) -> None:
-    store = ref()
-    if store is not None:
-        store.close()

@@ -25,7 +25,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from memoryui.store import ABSENT, Conflict, NotFound, StoreError, names
+from memoryui.store import ABSENT, Conflict, NotFound, StoreError, names, walk
 from memoryui.tools.registry import ToolContext, ToolError, tool
 
 ROOT = "/memories"
@@ -214,26 +214,9 @@ def view(ctx: ToolContext, args: dict) -> str:
 
 
 def _listing(t: _Target) -> str:
-    items: list[tuple[str, str]] = []
-
-    def collect(folder: Path, rel: str, depth: int) -> None:
-        try:
-            with os.scandir(folder) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError:
-            return
-        for e in entries:
-            if e.name.startswith(".") or e.is_symlink():
-                continue
-            item = f"{rel}/{e.name}" if rel else e.name
-            if e.is_dir(follow_symlinks=False):
-                items.append((DIR_SIZE, item + "/"))
-                if depth < 2:
-                    collect(Path(e.path), item, depth + 1)
-            elif e.is_file(follow_symlinks=False):
-                items.append((format_size(e.stat(follow_symlinks=False).st_size), item))
-
-    collect(t.full, "", 1)
+    # The store's one walker: hidden names and symbolic links are never listed.
+    items = [(DIR_SIZE, e.path + "/") if e.folder else (format_size(e.size), e.path)
+             for e in walk.walk(t.full, depth=2, folders=True)]
     header = (f"Here're the files and directories up to 2 levels deep in {t.path}, "
               "excluding hidden items:")
     lines = [f"{DIR_SIZE}\t{t.path}"] + [f"{size}\t{t.path}/{rel}" for size, rel in items]
@@ -250,7 +233,8 @@ def create(ctx: ToolContext, args: dict) -> str:
     if blocker:
         raise ToolError(f"Cannot create {t.path}: {blocker} is a file")
     try:
-        ctx.store.write(t.ws, text, actor=ctx.actor, tool="memory", expect=ABSENT,
+        ctx.store.write(t.ws, text, actor=ctx.actor, trailers=ctx.trailers, tool="memory",
+                        expect=ABSENT,
                         message=_message(args, f"memory create: {t.ws}"))
     except Conflict:
         raise exists from None
@@ -312,7 +296,9 @@ def insert(ctx: ToolContext, args: dict) -> str:
     def edit(content: str | None) -> str:
         if content is None:
             raise _missing(t.path)
-        lines = content.splitlines()
+        lines = content.split("\n")  # "\n" only: CRs, U+2028 and form feeds stay put
+        if lines[-1] == "":
+            lines.pop()  # the reference's `_split_lines_keeping_cr`
         if line < 0 or line > len(lines):
             raise ToolError(f"Invalid `insert_line` parameter: {line}. It should be within "
                             f"the range [0, {len(lines)}].")
@@ -326,7 +312,8 @@ def insert(ctx: ToolContext, args: dict) -> str:
 
 def _update(t: _Target, fn: Callable[[str | None], str], message: str) -> None:
     try:
-        t.ctx.store.update(t.ws, fn, actor=t.ctx.actor, tool="memory", message=message)
+        t.ctx.store.update(t.ws, fn, actor=t.ctx.actor, trailers=t.ctx.trailers, tool="memory",
+                           message=message)
     except StoreError as exc:
         raise ToolError(t.public(str(exc)), exc.code, exc.status) from None
 
@@ -339,9 +326,11 @@ def delete(ctx: ToolContext, args: dict) -> str:
     gone = ToolError(f"The path {t.path} does not exist", "not_found", 404)
     try:
         if t.full.is_file():
-            ctx.store.delete(t.ws, actor=ctx.actor, tool="memory", message=message)
+            ctx.store.delete(t.ws, actor=ctx.actor, trailers=ctx.trailers, tool="memory",
+                             message=message)
         elif t.full.is_dir():
-            ctx.store.delete_tree(t.ws, actor=ctx.actor, tool="memory", message=message)
+            ctx.store.delete_tree(t.ws, actor=ctx.actor, trailers=ctx.trailers, tool="memory",
+                                  message=message)
             _remove_empty_dirs(t.full)
         else:
             raise gone
@@ -356,9 +345,10 @@ def _remove_empty_dirs(folder: Path) -> None:
     """Folders git does not track (left empty) go too, as `rm -r` would remove them."""
     if not folder.is_dir() or folder.is_symlink():
         return
-    for dirpath, _dirs, _files in os.walk(folder, topdown=False):
+    inner = [folder / e.path for e in walk.walk(folder, folders=True) if e.folder]
+    for path in [*reversed(inner), folder]:  # deepest first
         try:
-            os.rmdir(dirpath)
+            os.rmdir(path)
         except OSError:
             pass
 
@@ -380,10 +370,12 @@ def rename(ctx: ToolContext, args: dict) -> str:
     message = _message(args, f"memory rename: {src.ws} -> {dst.ws}")
     try:
         if src.full.is_file():
-            ctx.store.rename(src.ws, dst.ws, actor=ctx.actor, tool="memory", message=message)
+            ctx.store.rename(src.ws, dst.ws, actor=ctx.actor, trailers=ctx.trailers,
+                             tool="memory", message=message)
         elif src.full.is_dir():
             if ctx.store.list_files(src.ws):
-                ctx.store.rename_tree(src.ws, dst.ws, actor=ctx.actor, tool="memory",
+                ctx.store.rename_tree(src.ws, dst.ws, actor=ctx.actor, trailers=ctx.trailers,
+                                      tool="memory",
                                       message=message)
                 _remove_empty_dirs(src.full)
             else:  # nothing git tracks: move the empty folder itself

@@ -7,7 +7,13 @@ reference/seed-systems.md section 1) byte for byte, with these deliberate differ
   agents/ops-bot/memory/daily/2026-02-12.md`) where Duragent prints absolute paths.
 - The daily header `# YYYY-MM-DD` is written once per file (Duragent's HEAD repeats it
   before every entry); recall returns files raw, so files that have the bug read fine.
-- `recall` clamps `days` to MAX_RECALL_DAYS; `days` < 1 is refused.
+- `recall` clamps `days` to MAX_RECALL_DAYS; `days: 0` is valid as in Duragent (world
+  knowledge and MEMORY.md, no daily logs); a negative `days` is refused.
+- The listed `memory` tool admits both argument forms: Duragent's `action` and Claude's
+  `command` (memory_20250818, dispatched to tools/anthropic.py). Its schema is one flat
+  object with the properties of both, because the Anthropic API refuses `anyOf`/`oneOf`
+  at the top of an input schema and OpenAI wants a plain object too; which form is used
+  (and what it requires) is checked when the call arrives.
 - An empty (after sanitising) world topic is refused instead of writing `.md`.
 - Content over MAX_CONTENT_BYTES is refused (413): Duragent has no cap of its own.
 
@@ -27,7 +33,8 @@ import posixpath
 
 from memoryui.store import InvalidName, Kind
 from memoryui.store.names import sanitize_world_topic
-from memoryui.tools.registry import ToolContext, ToolError, tool
+from memoryui.tools import anthropic
+from memoryui.tools.registry import ToolContext, ToolError, check_args, tool
 
 LAYOUTS = {"duragent"}
 DEFAULT_DAYS = 3
@@ -44,8 +51,8 @@ _CLAMP_NOTE = f" Values above {MAX_RECALL_DAYS} are clamped to {MAX_RECALL_DAYS}
 
 def recall(ctx: ToolContext, days: int = DEFAULT_DAYS) -> str:
     """World knowledge, the agent's MEMORY.md and the last `days` daily logs, today first."""
-    if days < 1:
-        raise ToolError(f"days must be at least 1 (got {days})")
+    if days < 0:
+        raise ToolError(f"days must be 0 or more (got {days}); 0 loads no daily logs")
     days = min(days, MAX_RECALL_DAYS)
     store, scope = ctx.store, ctx.scope
     sections = []
@@ -74,7 +81,7 @@ def remember(ctx: ToolContext, content: str, tool_name: str = "remember") -> str
     now = ctx.now()
     path = ctx.store.path_for(Kind.DAILY, ctx.scope, _day(now))
     ctx.store.append(path, f"\n## {now:%H:%M}\n\n{content}\n", header=f"# {_day(now)}\n",
-                     actor=ctx.actor, tool=tool_name)
+                     actor=ctx.actor, trailers=ctx.trailers, tool=tool_name)
     return f"Remembered. Written to {path}"
 
 
@@ -87,7 +94,7 @@ def reflect(ctx: ToolContext, content: str | None, tool_name: str = "reflect") -
             return "MEMORY.md is empty. Call reflect with content to create it."
         return f"Current MEMORY.md:\n\n{current}"
     _check_size(content)
-    ctx.store.write(path, content, actor=ctx.actor, tool=tool_name)
+    ctx.store.write(path, content, actor=ctx.actor, trailers=ctx.trailers, tool=tool_name)
     return f"Reflected. Updated {path}"
 
 
@@ -101,7 +108,7 @@ def update_world(ctx: ToolContext, topic: str, content: str,
     _check_size(content)
     ctx.require_world()
     path = ctx.store.path_for(Kind.WORLD, None, safe)
-    ctx.store.write(path, content, actor=ctx.actor, tool=tool_name)
+    ctx.store.write(path, content, actor=ctx.actor, trailers=ctx.trailers, tool=tool_name)
     return f"Updated world knowledge at {path}"
 
 
@@ -138,8 +145,9 @@ def _schema(properties: dict, required: list[str]) -> dict:
           "about the user, their projects, or prior conversations; do not call it on "
           f"every message. `days` above {MAX_RECALL_DAYS} is clamped to {MAX_RECALL_DAYS}."),
       schema=_schema({"days": {
-          "type": "integer", "minimum": 1, "maximum": MAX_RECALL_DAYS, "default": DEFAULT_DAYS,
-          "description": "How many days of daily logs to load (default: 3)." + _CLAMP_NOTE,
+          "type": "integer", "minimum": 0, "maximum": MAX_RECALL_DAYS, "default": DEFAULT_DAYS,
+          "description": "How many days of daily logs to load (default: 3; 0: none)."
+                         + _CLAMP_NOTE,
       }}, []))
 def recall_tool(ctx: ToolContext, args: dict) -> str:
     return recall(ctx, args.get("days", DEFAULT_DAYS))
@@ -192,6 +200,28 @@ def update_world_tool(ctx: ToolContext, args: dict) -> str:
 
 # -- the current code's single action-based tool ----------------------------------------
 
+ACTION_SCHEMA = _schema({
+    "action": {"type": "string", "enum": list(ACTIONS), "description": "Action to perform"},
+    "days": {"type": "integer", "minimum": 0, "maximum": MAX_RECALL_DAYS,
+             "description": "(recall) How many days of daily logs to load (default: 3; 0: "
+                            "none)." + _CLAMP_NOTE},
+    "content": {"type": "string",
+                "description": "(remember) What to record. (reflect) New content for "
+                               "MEMORY.md — omit to read current memory first."},
+    "topic": {"type": "string",
+              "description": "(update_world) Topic file to update (e.g., 'people', "
+                             "'systems', 'preferences')"},
+}, ["action"])
+_ACTION_ERRORS = {"action": "Unknown action: '{value}'. Use: " + ", ".join(ACTIONS)}
+
+# What the layout lists: either form validates against it (see the module docstring).
+MEMORY_SCHEMA = _schema({**ACTION_SCHEMA["properties"], **anthropic.SCHEMA["properties"]}, [])
+MEMORY_SCHEMA["properties"]["command"] = {
+    **anthropic.SCHEMA["properties"]["command"],
+    "description": "Claude's memory tool (instead of `action`): "
+                   + anthropic.SCHEMA["properties"]["command"]["description"]}
+
+
 @tool("memory", dialect="duragent", layouts=LAYOUTS, destructive=True,
       title="Memory (Duragent)",
       description=(
@@ -199,22 +229,17 @@ def update_world_tool(ctx: ToolContext, args: dict) -> str:
           "memory, recent experiences), 'remember' (record to daily log), 'reflect' "
           "(read/update MEMORY.md), 'update_world' (write shared world knowledge). Call "
           "'recall' when starting a new session or when you need context about the user, "
-          "their projects, or prior conversations. Do not call it on every message."),
-      schema=_schema({
-          "action": {"type": "string", "enum": list(ACTIONS),
-                     "description": "Action to perform"},
-          "days": {"type": "integer", "minimum": 1, "maximum": MAX_RECALL_DAYS,
-                   "description": "(recall) How many days of daily logs to load (default: 3)"
-                                  "." + _CLAMP_NOTE},
-          "content": {"type": "string",
-                      "description": "(remember) What to record. (reflect) New content for "
-                                     "MEMORY.md — omit to read current memory first."},
-          "topic": {"type": "string",
-                    "description": "(update_world) Topic file to update (e.g., 'people', "
-                                   "'systems', 'preferences')"},
-      }, ["action"]),
-      enum_errors={"action": "Unknown action: '{value}'. Use: " + ", ".join(ACTIONS)})
+          "their projects, or prior conversations. Do not call it on every message. "
+          "Send `action` with its fields; Claude's memory commands (`command` with /memories "
+          "paths) work here too."),
+      schema=MEMORY_SCHEMA, enum_errors=_ACTION_ERRORS)
 def memory_tool(ctx: ToolContext, args: dict) -> str:
+    if "command" in args:  # reached only if called directly: the registry dispatches it
+        return anthropic.memory(ctx, check_args(anthropic.SCHEMA, args))
+    if "action" not in args:
+        raise ToolError("missing required field 'action' (or 'command' for Claude's memory "
+                        "commands)")
+    args = check_args(ACTION_SCHEMA, args, _ACTION_ERRORS)
     action = args["action"]
     if action == "recall":
         return recall(ctx, args.get("days", DEFAULT_DAYS))

@@ -110,10 +110,11 @@ def remember(ctx: ToolContext, content: str, title: str, kind: str = DEFAULT_KIN
                     "different title for a new one.", "conflict", 409)
         return note_text(name, title, kind, body)
 
-    ctx.store.update(path, write_note, actor=ctx.actor, tool="remember")
+    ctx.store.update(path, write_note, actor=ctx.actor, trailers=ctx.trailers,
+                     tool="remember")
     ctx.store.update(ctx.store.path_for(Kind.MEMORY, ctx.scope),
                      lambda old: upsert_index(old, title, filename, index_hook(body)),
-                     actor=ctx.actor, tool="remember")
+                     actor=ctx.actor, trailers=ctx.trailers, tool="remember")
     return f"remembered `{title}` → {path} (kind={kind})"
 
 

@@ -7,6 +7,7 @@ checks and error texts live here once.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,7 +35,11 @@ def forbidden(message: str) -> ToolError:
 
 @dataclass
 class ToolContext:
-    """Who is calling, for which scope, with which grants, at what local time."""
+    """Who is calling, for which scope, with which grants, at what local time.
+
+    `trailers` go on every commit the tools make (the API and MCP put the
+    `Memoryui-Token` trailer here, as files-API and Dagu writes carry it).
+    """
 
     store: Store
     scope: str
@@ -42,6 +47,7 @@ class ToolContext:
     can_write_world: bool = False
     can_write_global: bool = False
     clock: Callable[[], dt.datetime] = field(default=lambda: dt.datetime.now().astimezone())
+    trailers: list[tuple[str, str]] = field(default_factory=list)
 
     def now(self) -> dt.datetime:
         return self.clock()
@@ -133,10 +139,35 @@ def find_tool(layout: str, name: str, args: dict | None = None) -> Tool | None:
     return listed.get(name)
 
 
+def lone_surrogate(value: object, where: str = "") -> str | None:
+    """Where a JSON value holds a lone surrogate (text no UTF-8 file can hold), else None.
+
+    `json.loads` accepts `"\\ud800"`; writing it would fail deep in the store, so every
+    JSON body and every tool call is checked once, up front.
+    """
+    if isinstance(value, str):
+        return (where or "the value") if _SURROGATE.search(value) else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str) and _SURROGATE.search(key):
+                return f"a field name in {where}" if where else "a field name"
+            found = lone_surrogate(item, f"{where}.{key}" if where else str(key))
+            if found:
+                return found
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found = lone_surrogate(item, f"{where}[{i}]")
+            if found:
+                return found
+    return None
+
+
 def check_args(schema: dict, args: object, enum_errors: dict[str, str] | None = None) -> dict:
     """Validate arguments against the tool's schema: types, required keys, unknown keys."""
     if not isinstance(args, dict):
         raise ToolError("the request body must be a JSON object of tool arguments")
+    if any(isinstance(k, str) and _SURROGATE.search(k) for k in args):
+        raise ToolError("a field name is not valid Unicode text (it has a lone surrogate)")
     props = schema.get("properties", {})
     if schema.get("additionalProperties", True) is False:
         unknown = sorted(set(args) - set(props))
@@ -199,3 +230,10 @@ def call_tool(ctx: ToolContext, name: str, args: object) -> str:
         return t.func(ctx, checked)
     except StoreError as exc:
         raise ToolError.from_store(exc) from None
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):  # before the store names it DiskFull
+            raise ToolError(DISK_FULL, "insufficient_storage", 507) from None
+        raise
+
+
+DISK_FULL = "the workspace disk is full"

@@ -30,16 +30,23 @@ import re
 from dataclasses import dataclass
 
 from memoryui.store import InvalidName, Kind, NotFound
+from memoryui.store.budgets import (
+    ZEROSTACK_MARKER,
+    ZEROSTACK_MAX_BYTES,
+    cap_bytes,
+    cut,
+    truncate_bytes,
+)
 from memoryui.tools.registry import ToolContext, ToolError, tool
 
 LAYOUTS = {"zerostack"}
-MAX_INJECT_BYTES = 32 * 1024
+MAX_INJECT_BYTES = ZEROSTACK_MAX_BYTES
 MAX_WRITE_BYTES = 64 * 1024
 CONTEXT = 3
 MAX_BLOCKS = 5
 TARGETS = ("long_term", "scratchpad", "daily", "note")
 SOURCES = ("long_term", "scratchpad", "daily", "note", "list")
-READ_MARKER = "\n…[memory truncated]"
+READ_MARKER = ZEROSTACK_MARKER
 NOT_FOUND_TEXT = "No such file or directory (os error 2)"
 BAD_NOTE = "invalid note name (no slashes or dots)"
 
@@ -69,18 +76,7 @@ def rust_lines(text: str) -> list[str]:
     return [p[:-1] if p.endswith("\r") else p for p in parts[:-1]] + parts[-1:]
 
 
-def truncate_bytes(text: str, limit: int) -> str:
-    """The longest prefix of at most `limit` UTF-8 bytes that ends on a char boundary."""
-    data = text.encode()
-    if len(data) <= limit:
-        return text
-    return data[:limit].decode("utf-8", "ignore")
-
-
-def truncate_cjk(text: str, limit: int, marker: str) -> str:
-    if len(text.encode()) <= limit:
-        return text
-    return truncate_bytes(text, limit) + marker
+truncate_cjk = cap_bytes  # zerostack's name for the store's byte cap
 
 
 def is_safe_daily_name(name: str) -> bool:
@@ -208,7 +204,8 @@ def memory_write(ctx: ToolContext, target: str, content: str, mode: str | None =
         outcome["len"] = len(append_content.encode())
         return prev
 
-    ctx.store.update(path, apply, actor=ctx.actor, tool="memory_write")
+    ctx.store.update(path, apply, actor=ctx.actor, trailers=ctx.trailers,
+                     tool="memory_write")
     if "nothing" in outcome:
         return f"Nothing written to {path}: all {outcome['nothing']} line(s) were duplicates"
     msg = f"Wrote {outcome['len']} bytes to {path}{outcome['note']}"
@@ -219,27 +216,29 @@ def memory_write(ctx: ToolContext, target: str, content: str, mode: str | None =
 
 # -- memory_read ------------------------------------------------------------------------
 
-def _read_capped(ctx: ToolContext, path: str | None) -> str:
+def _read_capped(ctx: ToolContext, path: str | None, kind: Kind) -> str:
+    """The file as memory_read returns it: cut where the store's budget rule says."""
     text = ctx.store.read(path) if path else None
     if not text:
         return "(empty)"
-    return truncate_cjk(text, MAX_INJECT_BYTES, READ_MARKER)
+    found = cut(ctx.store.layout, kind, text)
+    return found.apply(text, path or "") if found else text
 
 
 def memory_read(ctx: ToolContext, source: str, name: str | None = None) -> str:
     if source == "long_term":
-        return _read_capped(ctx, ctx.store.path_for(Kind.GLOBAL))
+        return _read_capped(ctx, ctx.store.path_for(Kind.GLOBAL), Kind.GLOBAL)
     if source == "scratchpad":
-        return _read_capped(ctx, ctx.store.path_for(Kind.SCRATCHPAD, ctx.scope))
+        return _read_capped(ctx, ctx.store.path_for(Kind.SCRATCHPAD, ctx.scope), Kind.SCRATCHPAD)
     if source == "daily":
         date = _today(ctx) if name is None else name
         if not is_safe_daily_name(date):
             raise ToolError("invalid daily date name (expected YYYY-MM-DD)")
-        return _read_capped(ctx, _daily_path(ctx, date))
+        return _read_capped(ctx, _daily_path(ctx, date), Kind.DAILY)
     if source == "note":
         if name is None:
             raise ToolError("note requires name")
-        return _read_capped(ctx, _note_path(ctx, name, "invalid note name"))
+        return _read_capped(ctx, _note_path(ctx, name, "invalid note name"), Kind.NOTE)
     if source == "list":
         return memory_list(ctx)
     raise ToolError(f"unknown source: {source}")
@@ -384,7 +383,8 @@ def memory_edit(ctx: ToolContext, target: str, new_str: str, name: str | None = 
             raise ToolError("memory_edit without old_str deletes a whole note; it is only "
                             "allowed for target=note, not long_term/scratchpad/daily")
         try:
-            ctx.store.delete(path, actor=ctx.actor, tool="memory_edit")
+            ctx.store.delete(path, actor=ctx.actor, trailers=ctx.trailers,
+                             tool="memory_edit")
         except NotFound:
             raise ToolError(NOT_FOUND_TEXT, "not_found", 404) from None
         return f"Deleted {path}"
@@ -400,7 +400,8 @@ def memory_edit(ctx: ToolContext, target: str, new_str: str, name: str | None = 
                             "it must match exactly once")
         return current.replace(old_str, new_str, 1)
 
-    ctx.store.update(path, apply, actor=ctx.actor, tool="memory_edit")
+    ctx.store.update(path, apply, actor=ctx.actor, trailers=ctx.trailers,
+                     tool="memory_edit")
     return f"Edited {path}"
 
 

@@ -6,6 +6,7 @@ urlpatterns = [
     path("review/", include("memoryui.web.review.urls")),
     path("search/", include("memoryui.web.search.urls")),
     path("settings/tokens/", include("memoryui.web.tokens.urls")),
+    path("sync/", include("memoryui.web.sync.urls")),
     path("", include("memoryui.web.history.urls")),
     path("", include("memoryui.web.browse.urls")),
 ]

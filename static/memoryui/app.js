@@ -8,6 +8,9 @@
  *     j / k move `.is-current` (and focus) between items; a letter mapped on the list, e.g.
  *     `data-key-p=".js-promote"`, clicks the first matching enabled control in the current
  *     item. Keys are ignored while typing in form fields or with modifier keys.
+ * (c) Error flashes: a 4xx answer to an htmx request that carries `HX-Reswap: none` holds
+ *     only an out-of-band message (memoryui.web.common.error_page); htmx 2 would drop it,
+ *     so it is let through and the message area shows the error.
  */
 (function () {
   "use strict";
@@ -75,6 +78,16 @@
     },
     true
   );
+
+  /* ---------------------------------------------------------------- (c) error flashes */
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var d = event.detail;
+    if (!d || !d.xhr || d.xhr.status < 400 || d.xhr.status >= 500) return;
+    if ((d.xhr.getResponseHeader("HX-Reswap") || "").trim() !== "none") return;
+    d.shouldSwap = true;
+    d.isError = false;
+  });
 
   /* ---------------------------------------------------------------- (b) keyboard lists */
 

@@ -5,6 +5,7 @@
  *   [data-review]; htmx 2 would drop them by default.
  * - "Skip" (s) moves on to the next entry without deciding anything.
  * - In the promotion editor: Esc cancels (closes the inline editor), Ctrl/Cmd+Enter saves.
+ * - The "Promote to" menu closes once a target is chosen.
  */
 (function () {
   "use strict";
@@ -36,6 +37,13 @@
       item.classList.add("is-skipped");
       item.focus({ preventScroll: true });
       item.dispatchEvent(new KeyboardEvent("keydown", { key: "j", bubbles: true }));
+      return;
+    }
+    var choice = t.closest(".promote-menu a");
+    if (choice) {
+      // A target was chosen: close the menu so it does not cover the editor it opens.
+      var menu = choice.closest("details");
+      if (menu) menu.open = false;
       return;
     }
     var cancel = t.closest(".js-cancel");

@@ -32,6 +32,8 @@ INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
                    "clientInfo": {"name": "test", "version": "1"}}}
 JSON_HEADERS = {"Content-Type": "application/json",
                 "Accept": "application/json, text/event-stream"}
+# httpx2 gives up after 5 s by default: far too short for a loaded CI machine.
+TIMEOUT = httpx2.Timeout(120)
 
 
 @dataclass
@@ -78,11 +80,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180  # a bound on a hang; CI is a busy 2-core machine
         while True:
             assert proc.poll() is None, (tmp / "server.log").read_text()
             try:
-                if httpx2.get(f"{base}/healthz", timeout=2).status_code == 200:
+                if httpx2.get(f"{base}/healthz", timeout=10).status_code == 200:
                     break
             except httpx2.HTTPError:
                 pass
@@ -107,7 +109,8 @@ def session(url: str, token: str, mode: str = "auto", **headers: str
     """Run `fn(client)` inside one MCP client connection; returns what fn returns."""
 
     async def go(fn: Flow) -> Any:
-        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}", **headers})
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}", **headers},
+                                  timeout=TIMEOUT)
         async with http, Client(streamable_http_client(url, http_client=http), mode=mode) as c:
             return await fn(c)
 
@@ -251,14 +254,14 @@ def test_another_scope_token_neither_sees_nor_touches_this_scope(server: Server)
     assert (server.workspace / "agents/other-bot/memory/private.md").read_text() == "mine now\n"
 
     resp = httpx2.post(f"{server.url}?scope=ops-bot", json=INIT, headers={
-        **JSON_HEADERS, "Authorization": f"Bearer {server.other}"})
+        **JSON_HEADERS, "Authorization": f"Bearer {server.other}"}, timeout=TIMEOUT)
     assert resp.status_code == 403
     assert resp.json()["error"]["code"] == "forbidden"
 
 
 def test_admin_token_acts_for_the_scope_it_names(server: Server) -> None:
     resp = httpx2.post(server.url, json=INIT, headers={
-        **JSON_HEADERS, "Authorization": f"Bearer {server.admin}"})
+        **JSON_HEADERS, "Authorization": f"Bearer {server.admin}"}, timeout=TIMEOUT)
     assert resp.status_code == 400
     assert "X-Memoryui-Scope" in resp.json()["error"]["message"]
     (server.workspace / "agents/admin-target/memory").mkdir(parents=True)
@@ -276,7 +279,8 @@ def test_admin_token_acts_for_the_scope_it_names(server: Server) -> None:
 def test_no_or_bad_token_is_401_json(server: Server) -> None:
     for headers in ({}, {"Authorization": "Bearer mui_not-a-real-token"},
                     {"Authorization": "Basic dXNlcjpwYXNz"}):
-        resp = httpx2.post(server.url, json=INIT, headers={**JSON_HEADERS, **headers})
+        resp = httpx2.post(server.url, json=INIT, headers={**JSON_HEADERS, **headers},
+                           timeout=TIMEOUT)
         assert resp.status_code == 401
         assert resp.json()["error"]["code"] == "unauthorized"
         assert resp.headers["www-authenticate"].startswith("Bearer")
@@ -284,13 +288,16 @@ def test_no_or_bad_token_is_401_json(server: Server) -> None:
 
 def test_foreign_host_and_origin_are_rejected(server: Server) -> None:
     auth = {**JSON_HEADERS, "Authorization": f"Bearer {server.ops}"}
-    resp = httpx2.post(server.url, json=INIT, headers={**auth, "Host": "evil.example"})
+    resp = httpx2.post(server.url, json=INIT, headers={**auth, "Host": "evil.example"},
+                       timeout=TIMEOUT)
     assert resp.status_code == 421
-    resp = httpx2.post(server.url, json=INIT, headers={**auth, "Origin": "http://evil.example"})
+    resp = httpx2.post(server.url, json=INIT, headers={**auth, "Origin": "http://evil.example"},
+                       timeout=TIMEOUT)
     assert resp.status_code == 403
     port = server.url.split(":")[2].split("/")[0]
     resp = httpx2.post(server.url, json=INIT, headers={
-        **auth, "Host": f"localhost:{port}", "Origin": f"http://localhost:{port}"})
+        **auth, "Host": f"localhost:{port}", "Origin": f"http://localhost:{port}"},
+        timeout=TIMEOUT)
     assert resp.status_code == 200
     assert resp.json()["result"]["serverInfo"]["name"] == "memoryui"
 
@@ -300,7 +307,7 @@ def test_bodies_over_one_mebibyte_are_413(server: Server) -> None:
     call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
         "name": "remember", "arguments": {"content": "x" * (1024 * 1024 + 10)}}}
     data = json.dumps(call).encode()
-    resp = httpx2.post(server.url, content=data, headers=auth)
+    resp = httpx2.post(server.url, content=data, headers=auth, timeout=TIMEOUT)
     assert resp.status_code == 413
     assert resp.json()["error"]["code"] == "payload_too_large"
 
@@ -308,7 +315,7 @@ def test_bodies_over_one_mebibyte_are_413(server: Server) -> None:
         for i in range(0, len(data), 65536):
             yield data[i:i + 65536]
 
-    resp = httpx2.post(server.url, content=chunks(), headers=auth)
+    resp = httpx2.post(server.url, content=chunks(), headers=auth, timeout=TIMEOUT)
     assert resp.status_code == 413
     daily = server.workspace / "agents/ops-bot/memory/daily"
     assert all("x" * 1000 not in p.read_text() for p in daily.glob("*.md"))
@@ -316,5 +323,68 @@ def test_bodies_over_one_mebibyte_are_413(server: Server) -> None:
 
 def test_django_still_serves_everything_else(server: Server) -> None:
     base = server.url.rsplit("/mcp", 1)[0]
-    assert httpx2.get(f"{base}/healthz").status_code == 200
-    assert httpx2.get(f"{base}/api/v1/tools").status_code == 401
+    assert httpx2.get(f"{base}/healthz", timeout=TIMEOUT).status_code == 200
+    assert httpx2.get(f"{base}/api/v1/tools", timeout=TIMEOUT).status_code == 401
+
+
+# -- attribution and the memory tool's two forms --------------------------------------------
+
+def test_tool_writes_carry_the_token_trailer(server: Server) -> None:
+    async def flow(c: Client) -> tuple:
+        return (await text_of(c, "memory", {"command": "create", "path": "/memories/tr.md",
+                                            "file_text": "by mcp\n"}),
+                await text_of(c, "memory", {"action": "reflect", "content": "# via mcp\n"}))
+
+    (created, err1), (reflected, err2) = session(server.url, server.ops)(flow)
+    assert not err1 and not err2, (created, reflected)
+
+    async def as_admin(c: Client) -> tuple:
+        return await text_of(c, "remember", {"content": "orchestrated"})
+
+    remembered, err3 = session(server.url, server.admin,
+                               **{"X-Memoryui-Scope": "trailer-bot"})(as_admin)
+    assert not err3, remembered
+    daily = remembered.removeprefix("Remembered. Written to ")
+
+    def trailers(path: str) -> list[str]:
+        out = git(server.workspace, "log", "--format=%an|%(trailers:key=Memoryui-Token,"
+                  "valueonly,separator=%x2C)", "--", path)
+        return [line for line in out.splitlines() if line]
+
+    assert trailers("agents/ops-bot/memory/tr.md") == [f"ops-bot|{server.ops[:12]}"]
+    assert trailers("agents/ops-bot/memory/MEMORY.md")[0] == f"ops-bot|{server.ops[:12]}"
+    assert trailers(daily) == [f"trailer-bot|{server.admin[:12]}"]
+
+
+def test_a_client_validating_against_the_listing_can_use_both_memory_forms(
+        server: Server) -> None:
+    import jsonschema
+
+    forms = [{"action": "remember", "content": "both forms over MCP"},
+             {"command": "create", "path": "/memories/forms.md", "file_text": "ok\n"},
+             {"command": "view", "path": "/memories/forms.md", "view_range": [1, 1]}]
+
+    async def flow(c: Client) -> tuple:
+        tools = (await c.list_tools()).tools
+        schema = next(t.input_schema for t in tools if t.name == "memory")
+        return schema, [await text_of(c, "memory", args) for args in forms]
+
+    schema, results = session(server.url, server.ops)(flow)
+    validator = jsonschema.Draft202012Validator(schema)
+    for args in forms:
+        assert not list(validator.iter_errors(args)), args
+    assert [error for _, error in results] == [False, False, False], results
+    assert results[2][0].endswith("     1\tok")
+
+
+def test_the_container_healthcheck_passes_against_the_running_server(server: Server) -> None:
+    base = server.url.rsplit("/mcp", 1)[0]
+    env = {**os.environ, "ALLOWED_HOSTS": "localhost,127.0.0.1"}
+    ok = subprocess.run([sys.executable, "-m", "memoryui.healthcheck", f"{base}/healthz"],
+                        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert ok.stdout.startswith("healthy: 200")
+    closed = subprocess.run([sys.executable, "-m", "memoryui.healthcheck",
+                             f"http://127.0.0.1:{_free_port()}/healthz"], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert closed.returncode == 1 and closed.stdout.startswith("unhealthy: ")

@@ -44,12 +44,19 @@ def test_no_token_is_401(client, ws, db):
 
 
 def test_a_scope_token_sees_its_scope_and_the_shared_files(client, ws, make_token):
-    resp = client.get("/api/v1/search?q=failover", **auth(make_token("ops-bot")))
+    token = make_token("ops-bot")
+    resp = client.get("/api/v1/search?q=failover", **auth(token))
     assert resp.status_code == 200
+    # The layout's one read rule: own scope, world, global, skills and directives.
     assert paths(resp) == {
         "agents/ops-bot/memory/notes/failover.md", "memory/world/failover.md",
-        "memory/MEMORY.md", "skills/failover-drill/SKILL.md"}
-    assert resp.json()["total"] == 4
+        "memory/MEMORY.md", "skills/failover-drill/SKILL.md", "directives/failover.md"}
+    assert resp.json()["total"] == 5
+    # What search shows, the files API serves to the same token; another scope's file neither.
+    for path in paths(resp):
+        assert client.get(f"/api/v1/files/{path}", **auth(token)).status_code == 200, path
+    other = "agents/billing-agent/memory/notes/failover.md"
+    assert client.get(f"/api/v1/files/{other}", **auth(token)).status_code in (403, 404)
 
 
 def test_a_scope_token_cannot_ask_for_another_scope(client, ws, make_token):
@@ -95,6 +102,12 @@ def test_limit_caps_the_results(client, ws, make_token):
     ("q=failover&kind=diary", "unknown kind"),
     ("q=failover&scope=../etc", "invalid scope"),
     ("q=failover&since=someday", "not a date"),
+    ("q=failover&until=9999-12-31", "until: 9999-12-31 is out of range"),
+    ("q=failover&since=0001-01-01", "since: 0001-01-01 is out of range"),
+    ("q=failover&until=2026-02-30", "until: '2026-02-30' is not a date"),
+    ("q=failover&since=2026-03-01&until=2026-02-01", "is after until"),
+    ("q=(failover+OR", "ends where a word was expected"),
+    ("q=failover+OR+NOT+drill", "needs something before it"),
 ])
 def test_bad_requests_get_a_clear_400(client, ws, make_token, query, needle):
     resp = client.get(f"/api/v1/search?{query}", **auth(make_token(admin=True)))
@@ -113,3 +126,35 @@ def test_what_an_agent_remembers_is_found_by_search(client, ws, make_token):
     [hit] = resp.json()["results"]
     assert hit["kind"] == "daily" and hit["scope"] == "ops-bot"
     assert hit["entry_id"]
+
+
+def test_a_query_error_says_where(client, ws, make_token):
+    resp = client.get("/api/v1/search", {"q": "(failover OR drill"},
+                      **auth(make_token(admin=True)))
+    assert resp.status_code == 400
+    err = resp.json()["error"]
+    assert err["code"] == "invalid_arguments" and "parenthesis is not closed" in err["message"]
+    assert err["position"] == 0 and err["column"] == 1
+    assert err["caret"] == "(failover OR drill\n^"
+
+
+def test_not_and_parentheses_work(client, ws, make_token):
+    resp = client.get("/api/v1/search", {"q": "(plan OR policy) AND NOT global", "limit": 50},
+                      **auth(make_token(admin=True)))
+    assert paths(resp) == {"agents/ops-bot/memory/notes/failover.md",
+                           "agents/billing-agent/memory/notes/failover.md"}
+
+
+def test_the_api_matches_words_as_typed(client, ws, make_token):
+    admin = make_token(admin=True)
+    assert paths(client.get("/api/v1/search?q=failov", **auth(admin))) == set()
+    assert len(paths(client.get("/api/v1/search?q=failov*&limit=50", **auth(admin)))) == 6
+
+
+def test_results_say_when_the_file_last_changed(client, workspace, make_token):
+    then = 1_760_000_000  # 2025-10-09, long before the test runs
+    workspace.write("memory/world/tapir.md", "tapir habitat\n", actor=ALICE, tool="t",
+                    when=then)
+    resp = client.get("/api/v1/search?q=tapir", **auth(make_token(admin=True)))
+    [hit] = resp.json()["results"]
+    assert hit["changed"] == "2025-10-09T08:53:20+00:00"

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+from pathlib import Path
 
+import jsonschema
 import pytest
 
 from memoryui.store import Kind
@@ -163,3 +166,55 @@ def test_unknown_api_path_answers_json_404(client, workspace, own):
     resp = client.get("/api/v1/nope", **auth(own))
     assert resp.status_code == 404
     assert resp.json()["error"]["code"] == "not_found"
+
+
+# -- attribution: the token trailer (issue 11) -----------------------------------------------
+
+def trailer_values(ws: Path, path: str) -> list[str]:
+    """`Memoryui-Token` of each commit touching `path`, newest first, as git prints it."""
+    out = subprocess.run(
+        ["git", "log", "--format=%(trailers:key=Memoryui-Token,valueonly,separator=%x2C)",
+         "--", path], cwd=ws, capture_output=True, text=True, check=True).stdout
+    return [line for line in out.splitlines() if line]
+
+
+def test_tool_writes_carry_the_token_trailer_like_files_and_dagu_writes(
+        client, workspace, own, make_token):
+    admin = make_token(admin=True)
+    resp = call(client, own, "ops-bot", "remember", {"content": "with a trailer"})
+    daily = resp.json()["result"].removeprefix("Remembered. Written to ")
+    call(client, own, "ops-bot", "reflect", {"content": "# Memory\n"})
+    call(client, admin, "ops-bot", "memory", {"command": "create", "path": "/memories/a.md",
+                                              "file_text": "one\n"})
+    call(client, own, "ops-bot", "memory", {"command": "rename", "old_path": "/memories/a.md",
+                                            "new_path": "/memories/b.md"})
+    call(client, own, "ops-bot", "memory", {"command": "delete", "path": "/memories/b.md"})
+    ws = workspace.root
+    assert trailer_values(ws, daily) == [own[:12]]
+    assert trailer_values(ws, "agents/ops-bot/memory/MEMORY.md") == [own[:12]]
+    # create by the admin token acting for the agent; rename and delete by the scope token
+    assert trailer_values(ws, "agents/ops-bot/memory/a.md") == [own[:12], admin[:12]]
+    assert trailer_values(ws, "agents/ops-bot/memory/b.md") == [own[:12], own[:12]]
+    assert {c.author for c in workspace.log(limit=20)} == {"ops-bot"}
+
+
+# -- the duragent `memory` tool admits both forms (issue 10 item 10) ---------------------------
+
+@pytest.mark.parametrize("fmt", ["anthropic", "openai"])
+def test_a_client_validating_against_the_listing_can_use_both_forms(client, workspace, own,
+                                                                     fmt):
+    tools = client.get(f"/api/v1/tools?format={fmt}", **auth(own)).json()["tools"]
+    if fmt == "openai":
+        schema = next(t["function"]["parameters"] for t in tools
+                      if t["function"]["name"] == "memory")
+    else:
+        schema = next(t["input_schema"] for t in tools if t["name"] == "memory")
+    validator = jsonschema.Draft202012Validator(schema)
+    forms = [{"action": "remember", "content": f"via {fmt}"},
+             {"command": "create", "path": f"/memories/{fmt}.md", "file_text": "x\n"},
+             {"command": "view", "path": "/memories", "view_range": [1, 2]}]
+    for args in forms:
+        assert not list(validator.iter_errors(args)), args  # what a strict client checks
+        resp = call(client, own, "ops-bot", "memory", args)
+        assert resp.status_code == 200, resp.content
+    assert workspace.read(f"agents/ops-bot/memory/{fmt}.md") == "x\n"

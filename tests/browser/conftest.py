@@ -8,6 +8,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
+
+# CI is a loaded 2-core machine running Chromium, the live server and other tests at once:
+# Playwright's defaults (5 s for an `expect`) fail there although nothing is wrong. These
+# only bound a hang; every wait returns as soon as its condition holds.
+EXPECT_TIMEOUT_MS = 30_000
+ACTION_TIMEOUT_MS = 60_000
+NAVIGATION_TIMEOUT_MS = 90_000
+expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
 # Playwright's sync API runs an event loop in this thread; Django's ORM refuses to be
 # used from a thread with a running loop unless told this is fine (tests only).
@@ -41,23 +50,37 @@ def live_workspace(workspace, live_server):
     return live_server.url, workspace
 
 
+def new_context(browser, **options):
+    """A browser context with CI-proof default timeouts (use instead of browser.new_context)."""
+    ctx = browser.new_context(**{"viewport": {"width": 1360, "height": 900}, **options})
+    ctx.set_default_timeout(ACTION_TIMEOUT_MS)
+    ctx.set_default_navigation_timeout(NAVIGATION_TIMEOUT_MS)
+    return ctx
+
+
+def sign_in(page, base_url: str, username: str) -> None:
+    """Sign in through the login form and wait until the browser has left the login page."""
+    from tests.conftest import PASSWORD
+
+    page.goto(f"{base_url}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit], input[type=submit]")
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+    page.wait_for_load_state()
+
+
 @pytest.fixture
 def page_for(browser, live_server, make_user) -> Iterator[object]:
     """Factory: page_for("curator") -> a new browser context signed in with that role."""
-    from tests.conftest import PASSWORD
-
     contexts = []
 
     def make(role: str = "curator", name: str | None = None):
         user = make_user(role, name)
-        ctx = browser.new_context(viewport={"width": 1360, "height": 900})
+        ctx = new_context(browser)
         contexts.append(ctx)
         page = ctx.new_page()
-        page.goto(f"{live_server.url}/accounts/login/")
-        page.fill("input[name=username]", user.username)
-        page.fill("input[name=password]", PASSWORD)
-        page.click("button[type=submit], input[type=submit]")
-        page.wait_for_load_state("networkidle")
+        sign_in(page, live_server.url, user.username)
         return page
 
     yield make
@@ -93,8 +116,11 @@ def htmx_idle(page) -> None:
     """Wait until htmx has swapped, settled and processed new content.
 
     Playwright can type into a freshly swapped element before htmx has attached its
-    triggers (settling takes ~20 ms); a person cannot, so tests wait here.
+    triggers (a person cannot). htmx marks each phase with a class: `htmx-request` while
+    the request runs, `htmx-swapping`/`htmx-settling` on the target, and `htmx-added` on
+    new content until htmx has processed it (attached its triggers, then fired
+    `htmx:load`); when none is left in the page, everything swapped in is live.
     """
     page.wait_for_function(
-        "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')")
-    page.wait_for_timeout(60)
+        "() => window.htmx !== undefined && !document.querySelector("
+        "'.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')")

@@ -118,3 +118,40 @@ def test_discard_asks_and_restores_the_file(live_workspace, page_for):
     expect(page.locator("p.empty")).to_contain_text("No pending changes")
     assert (store.root / MEM).read_text() == V1
     assert errors == []
+
+
+def test_a_planted_link_is_refused_and_discarded_from_the_pending_page(live_workspace, page_for,
+                                                                       tmp_path):
+    """The pending page stays usable with a symbolic link present: the regular change is
+    committed, the link is shown as refused with its reason and discarded with one button."""
+    base, store = live_workspace
+    store.write(MEM, V1, actor=Actor.agent("ops-bot"), tool="reflect")
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP SECRET KEY\n")
+    link = store.root / "agents/ops-bot/memory/notes/k.md"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(secret)
+    (store.root / MEM).write_text(V1 + "- learned outside memoryui\n")
+
+    page = page_for("curator")
+    errors = watch_console(page)
+    asked: list[str] = []
+    page.on("dialog", lambda d: (asked.append(d.message), d.accept()))
+    page.goto(f"{base}/pending/")
+    refused = page.locator("li.pending-item-refused")
+    expect(refused).to_have_count(1)
+    expect(refused.locator(".pending-reason")).to_contain_text("a symbolic link")
+    assert refused.locator("input[type=checkbox]").count() == 0
+    assert "TOP SECRET" not in page.content()
+
+    page.get_by_role("button", name="Commit selected").click()
+    page.wait_for_url(re.compile(r".*/pending/\?committed="))
+    assert store.log(MEM, limit=1)[0].actor == "agent:ops-bot"
+    expect(page.locator("li.pending-item-refused")).to_have_count(1)  # still listed, refused
+
+    page.locator("li.pending-item-refused").get_by_role("button", name="Discard").click()
+    expect(page.locator("p.empty")).to_contain_text("No pending changes")
+    assert asked and "k.md" in asked[0]
+    assert not link.is_symlink() and secret.read_text() == "TOP SECRET KEY\n"
+    assert "Discarded the outside changes to 1 file(s)" in page.locator("#messages").inner_text()
+    assert errors == []

@@ -7,12 +7,14 @@ the queue.
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from playwright.sync_api import expect
 
 from memoryui.models import Promotion, ReviewState
 from memoryui.review import dom_id
 from memoryui.store import Actor, Kind, parse_daily, skills
-from tests.browser.conftest import htmx_idle, screenshot, watch_console
+from tests.browser.conftest import htmx_idle, new_context, screenshot, sign_in, watch_console
 
 D1, D2 = "2026-02-11", "2026-02-12"
 MEM = "agents/ops-bot/memory/MEMORY.md"
@@ -26,7 +28,6 @@ def _log(store, scope: str, date: str, time: str, text: str) -> str:
                  actor=Actor.agent(scope), tool="remember")
     entry = next(e for e in parse_daily(store.read(path)) if e.time == time)
     return f"{path}#{entry.id}"
-
 
 
 def _queue_ids(page) -> list[str]:
@@ -176,20 +177,15 @@ def test_review_queue_end_to_end(live_workspace, page_for):
 
 def test_review_works_without_javascript(live_workspace, browser, make_user):
     """Promote through the full-page editor and dismiss, with JavaScript off."""
-    from tests.conftest import PASSWORD
-
     base, store = live_workspace
     store.write(MEM, MEMORY, actor=Actor.agent("ops-bot"), tool="reflect")
     key = _log(store, "ops-bot", D2, "09:15", "Canary at 5% caught the bad build.")
     other = _log(store, "ops-bot", D2, "10:00", "Disk alert at 85%.")
     user = make_user("curator", "nojs")
-    ctx = browser.new_context(java_script_enabled=False, viewport={"width": 1360, "height": 900})
+    ctx = new_context(browser, java_script_enabled=False)
     try:
         page = ctx.new_page()
-        page.goto(f"{base}/accounts/login/")
-        page.fill("input[name=username]", user.username)
-        page.fill("input[name=password]", PASSWORD)
-        page.click("button[type=submit], input[type=submit]")
+        sign_in(page, base, user.username)
         queue_url = f"{base}/review/?from={D2}&to={D2}"
         page.goto(queue_url)
         entry = page.locator(f"#{dom_id(key)}")
@@ -212,3 +208,59 @@ def test_review_works_without_javascript(live_workspace, browser, make_user):
         expect(page.locator(".empty")).to_contain_text("Nothing left to review")
     finally:
         ctx.close()
+
+
+def test_entry_page_menu_and_full_page_editor_with_javascript(live_workspace, page_for):
+    """Promote from an entry's own page, pick a target from the menu, and use the full-page
+    editor with JavaScript on: each swap lands where it belongs, no console error."""
+    base, store = live_workspace
+    store.write(MEM, MEMORY, actor=Actor.agent("ops-bot"), tool="reflect")
+    canary = _log(store, "ops-bot", D2, "09:15", "Canary at 5% caught the bad build.")
+    disk = _log(store, "ops-bot", D2, "10:00", "Disk alert at 85%.")
+    rerank = _log(store, "research-agent", D2, "11:30", "BM25 plus rerank beats dense-only.")
+    queue_path = f"/review/?from={D2}&to={D2}"
+    page = page_for("curator", "lead")
+    errors = watch_console(page)
+
+    # 1. The entry's own page: the inline editor saves, the card and the recent list follow.
+    page.goto(f"{base}/review/entry/?entry={quote(canary, safe='')}")
+    card = page.locator(f"#{dom_id(canary)}")
+    card.locator(".js-promote").click()
+    editor = card.locator(".promote-editor")
+    expect(editor).to_be_visible()
+    htmx_idle(page)
+    editor.get_by_role("button", name="Promote and commit").click()
+    expect(card.locator(".entry-outcome")).to_contain_text("Promoted to " + MEM)
+    expect(page.locator("#recent-promotions li").first).to_contain_text(MEM)
+    assert store.log(limit=1)[0].trailers["Promoted-From"] == [canary]
+
+    # 2. The "Promote to" menu closes once a target is chosen (it covered the editor).
+    page.goto(base + queue_path)
+    item = page.locator(f"#{dom_id(rerank)}")
+    item.locator(".promote-menu summary").click()
+    item.locator(".promote-menu a", has_text="World topic").click()
+    expect(item.locator(".promote-menu-body")).to_be_hidden()
+    name = item.locator(".promote-editor input[name=name]")
+    expect(name).to_be_visible()
+    htmx_idle(page)
+    name.fill("search")
+    item.get_by_role("button", name="Update draft").click()
+    expect(item.locator("textarea[name=text]")).to_have_value(
+        "# Search\n\nBM25 plus rerank beats dense-only.\n")
+
+    # 3. The full-page editor with JavaScript: choosing a place swaps only the editor,
+    #    saving goes back to the queue.
+    page.goto(f"{base}/review/promote/?entry={quote(disk, safe='')}&kind=memory"
+              f"&next={quote(queue_path, safe='')}")
+    htmx_idle(page)
+    page.select_option("select[name=place]", label="under ## Facts")
+    expected = (store.root / MEM).read_text().replace(
+        "- I work for Initech.\n", "- I work for Initech.\n\nDisk alert at 85%.\n")
+    expect(page.locator("textarea[name=text]")).to_have_value(expected)
+    assert page.locator("header.topbar").count() == 1  # not a page inside the page
+    htmx_idle(page)
+    page.get_by_role("button", name="Promote and commit").click()
+    page.wait_for_url(base + queue_path)
+    expect(page.locator("#messages")).to_contain_text("Promoted 1 entry into " + MEM)
+    assert (store.root / MEM).read_text() == expected
+    assert errors == []

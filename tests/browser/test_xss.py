@@ -58,8 +58,12 @@ def xss_page(live_workspace, page_for):
 
 
 def _settle(page) -> None:
+    """Wait until the page is quiet and every image has loaded or failed: a failed load
+    fires its `error` event in the same task that marks the image complete, so by then an
+    `onerror` payload that survived would have run."""
     page.wait_for_load_state("networkidle")
-    page.wait_for_timeout(500)  # let failed image loads fire their (absent) onerror
+    page.wait_for_function(
+        "() => Array.from(document.images).every(i => i.complete || i.loading === 'lazy')")
 
 
 def test_file_page_runs_no_payload(xss_page):

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from anthropic.tools import BetaLocalFilesystemMemoryTool
 
 from memoryui.store import Actor, Store
 from memoryui.tools.registry import ToolContext, ToolError, call_tool, find_tool, tools_for
@@ -239,6 +240,35 @@ def test_insert_out_of_range(ws: Store) -> None:
     assert ws.read(f"{FOLDER}/a.md") == "one\ntwo\n"
 
 
+# Texts whose lines `str.splitlines()` would count differently from a split on "\n".
+ORACLE_TEXTS = ["one\r\ntwo\r\n", "a\u2028b\nc\n", "form\ffeed\nline\n", "lone\rcr\nx\n",
+                "no newline at the end", "", "\n", "x\n\n\n", "crlf at end only\r\n",
+                "\u0085next line\n\x1cfile sep\n"]
+
+
+@pytest.mark.parametrize("text", ORACLE_TEXTS, ids=repr)
+def test_insert_matches_anthropics_reference_byte_for_byte(ws: Store, tmp_path: Path,
+                                                          text: str) -> None:
+    """The SDK's BetaLocalFilesystemMemoryTool is the oracle: same bytes, same texts."""
+    ref = BetaLocalFilesystemMemoryTool(base_path=str(tmp_path / "ref"))
+    ref_file = tmp_path / "ref" / "memories" / "a.md"
+    ours = ws.root / FOLDER / "a.md"
+    lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+    for line in sorted({0, 1, lines, lines + 1}):
+        for insert_text in ("new", "new\n", "two\nlines\r\n"):
+            ref_file.write_bytes(text.encode())
+            put(ws, "a.md", text)
+            args = {"command": "insert", "path": "/memories/a.md", "insert_line": line,
+                    "insert_text": insert_text}
+            try:
+                expected = ref.call(args)
+            except Exception as exc:  # the SDK's own ToolError
+                assert fails(ws, **args).message == str(exc), (line, insert_text)
+            else:
+                assert run(ws, **args) == expected
+            assert ours.read_bytes() == ref_file.read_bytes(), (line, insert_text)
+
+
 def test_insert_into_a_missing_file(ws: Store) -> None:
     err = fails(ws, command="insert", path="/memories/a.md", insert_line=0, insert_text="x")
     assert err.message == "The path /memories/a.md does not exist. Please provide a valid path."
@@ -322,6 +352,29 @@ def test_rename_a_folder_into_itself_is_refused(ws: Store) -> None:
                 new_path="/memories/notes/inner")
     assert err.message == "Cannot move /memories/notes into itself (/memories/notes/inner)"
     assert ws.read(f"{FOLDER}/notes/a.md") == "a"
+
+
+# -- attribution ------------------------------------------------------------------------
+
+def test_every_command_commits_with_the_callers_trailers(ws: Store) -> None:
+    """The API and MCP hand the token's trailer to the tools; each commit carries it."""
+    ctx = ToolContext(ws, SCOPE, Actor.agent(SCOPE), trailers=[("Memoryui-Token", "mui_abc")])
+    calls = [
+        {"command": "create", "path": "/memories/a.md", "file_text": "one\n"},
+        {"command": "str_replace", "path": "/memories/a.md", "old_str": "one", "new_str": "1"},
+        {"command": "insert", "path": "/memories/a.md", "insert_line": 1, "insert_text": "2"},
+        {"command": "rename", "old_path": "/memories/a.md", "new_path": "/memories/d/a.md"},
+        {"command": "rename", "old_path": "/memories/d", "new_path": "/memories/e"},
+        {"command": "delete", "path": "/memories/e"},
+        {"command": "create", "path": "/memories/b.md", "file_text": "b\n"},
+        {"command": "delete", "path": "/memories/b.md"},
+    ]
+    for args in calls:
+        call_tool(ctx, "memory", args)
+    log = commits(ws)
+    assert len(log) == len(calls)
+    assert [c.trailers.get("Memoryui-Token") for c in log] == [["mui_abc"]] * len(calls)
+    assert {c.author for c in log} == {SCOPE}
 
 
 # -- paths: no way out ------------------------------------------------------------------

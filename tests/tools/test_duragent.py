@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 
+import jsonschema
 import pytest
 
 from memoryui.tools.duragent import MAX_CONTENT_BYTES, MAX_RECALL_DAYS
-from memoryui.tools.registry import ToolError, find_tool
+from memoryui.tools.registry import ToolError, find_tool, tools_for
 from tests.tools.conftest import commits, disk, run
 
 DAILY = "agents/ops-bot/memory/daily/2026-02-12.md"
@@ -145,11 +146,31 @@ def test_recall_clamps_days_and_says_so_in_its_schema(ctx, clock):
         assert "clamped" in days["description"]
 
 
-@pytest.mark.parametrize("days", [0, -1])
-def test_recall_refuses_days_below_one(ctx, days):
-    err = error(ctx, "recall", days=days)
+def test_recall_with_zero_days_loads_world_and_memory_but_no_daily_log(ctx):
+    # Duragent: `days` is a usize and 0..0 reads no daily file (seed-systems.md 1.3).
+    put(ctx, "memory/world/people.md", "# People\n")
+    put(ctx, MEMORY, "User prefers concise answers\n")
+    put(ctx, DAILY, "# 2026-02-12\n\n## 09:00\n\nToday's entry\n")
+    expected = ("# World Knowledge\n\n## people\n\n# People\n\n\n---\n\n"
+                "# Your Memory\n\nUser prefers concise answers\n")
+    assert run(ctx, "recall", days=0) == expected
+    assert run(ctx, "memory", action="recall", days=0) == expected
+    assert "Today's entry" in run(ctx, "recall", days=1)
+
+
+def test_recall_with_zero_days_and_no_memory_finds_nothing(ctx):
+    put(ctx, DAILY, "# 2026-02-12\n\n## 09:00\n\nToday's entry\n")
+    assert run(ctx, "recall", days=0) == "No memories found"
+
+
+def test_recall_refuses_negative_days(ctx):
+    err = error(ctx, "recall", days=-1)
     assert (err.code, err.status) == ("invalid_arguments", 400)
-    assert error(ctx, "memory", action="recall", days=days).status == 400
+    assert "0 or more" in err.message
+    assert error(ctx, "memory", action="recall", days=-1).status == 400
+    for name in ("recall", "memory"):
+        days = find_tool("duragent", name, {"action": "recall"}).input_schema["properties"]["days"]
+        assert days["minimum"] == 0
 
 
 # -- reflect --------------------------------------------------------------------------
@@ -218,6 +239,61 @@ def test_update_world_missing_arguments(ctx):
 
 
 # -- the action-based tool -------------------------------------------------------------
+
+# Duragent's `action` form and Claude's `command` form (memory_20250818), in call order.
+BOTH_FORMS = [
+    {"action": "remember", "content": "Deploys need the VPN"},
+    {"action": "recall", "days": 0},
+    {"command": "create", "path": "/memories/plan.md", "file_text": "step 1\n"},
+    {"command": "insert", "path": "/memories/plan.md", "insert_line": 1,
+     "insert_text": "step 2"},
+    {"command": "str_replace", "path": "/memories/plan.md", "old_str": "step 2",
+     "new_str": "step 2 (done)", "reason": "finished"},
+    {"command": "view", "path": "/memories/plan.md", "view_range": [1, -1]},
+    {"command": "rename", "old_path": "/memories/plan.md", "new_path": "/memories/done.md"},
+    {"command": "delete", "path": "/memories/done.md"},
+    {"action": "reflect"},
+]
+
+
+@pytest.mark.parametrize("fmt", ["anthropic", "openai"])
+def test_the_listed_memory_schema_admits_both_forms(fmt):
+    tool = {t.name: t for t in tools_for("duragent")}["memory"]
+    schema = (tool.anthropic()["input_schema"] if fmt == "anthropic"
+              else tool.openai()["function"]["parameters"])
+    # What both providers accept: one plain object, no combinator at its top.
+    assert schema["type"] == "object"
+    assert not {"anyOf", "oneOf", "allOf", "not", "if", "enum"} & set(schema)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    for args in BOTH_FORMS:
+        assert not [e.message for e in validator.iter_errors(args)], args
+    assert list(validator.iter_errors({"action": "recall", "colour": "red"}))
+    assert list(validator.iter_errors({"action": "forget"}))
+    assert list(validator.iter_errors({"command": "update_description"}))
+
+
+def test_both_forms_work_through_the_listed_memory_tool(ctx):
+    results = [run(ctx, "memory", **args) for args in BOTH_FORMS]
+    assert results[0] == f"Remembered. Written to {DAILY}"
+    assert results[1] == "No memories found"  # days 0: the daily log is not loaded
+    assert results[2] == "File created successfully at: /memories/plan.md"
+    assert results[5] == ("Here's the content of /memories/plan.md with line numbers:\n"
+                          "     1\tstep 1\n     2\tstep 2 (done)\n     3\t")
+    assert results[7] == "Successfully deleted /memories/done.md"
+    assert results[8] == "MEMORY.md is empty. Call reflect with content to create it."
+
+
+def test_the_memory_tool_says_which_form_it_needs(ctx):
+    err = error(ctx, "memory")
+    assert err.message == ("missing required field 'action' (or 'command' for Claude's "
+                           "memory commands)")
+    err = error(ctx, "memory", action="recall", path="/memories")
+    assert err.message == "unknown field(s): path; allowed: action, days, content, topic"
+    err = error(ctx, "memory", command="view", path="/memories", action="recall")
+    assert err.message.startswith("unknown field(s): action")
+    assert ctx.store.list_files() == []
+
 
 def test_unknown_action_gets_duragents_text(ctx):
     err = error(ctx, "memory", action="forget")

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from memoryui.web.history import views
+from memoryui.web.history import activity
 from tests.web.test_history import ALICE, DAILY, MEM, WORLD, Seeded, ids_in, seed
 
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -91,7 +91,7 @@ def test_invalid_filters_give_a_message_not_a_500(client_as, seeded, query, mess
 
 
 def test_activity_pages_with_offset(client_as, seeded, monkeypatch):
-    monkeypatch.setattr(views, "ACTIVITY_PAGE", 2)
+    monkeypatch.setattr(activity, "ACTIVITY_PAGE", 2)
     s = seeded.shas
     c = client_as("viewer")
     first = c.get("/activity/").content.decode()

@@ -224,7 +224,7 @@ def test_commit_page_for_one_file_and_the_htmx_fragment(client_as, workspace):
 
 def test_a_commit_of_many_files_draws_the_first_and_links_the_rest(client_as, workspace,
                                                                    monkeypatch):
-    from memoryui.web.history import diffview
+    from memoryui.web import diffview
 
     monkeypatch.setattr(diffview, "MAX_FILES_DRAWN", 2)
     (workspace.root / "memory/world").mkdir(parents=True)
@@ -388,3 +388,26 @@ def test_restore_needs_csrf(client, make_user, seeded):
     r = strict.post(f"/restore/{MEM}", {"rev": seeded.shas["mem1"], "base": version_of(V3)})
     assert r.status_code == 403
     assert (seeded.store.root / MEM).read_text() == V3
+
+
+@pytest.mark.parametrize("name", ['say "hi".md', "tab\there.md", "back\\slash.md",
+                                  "naïve ✓.md"])
+def test_commit_page_of_a_name_git_would_quote(client_as, workspace, name):
+    """Files made natively with names git C-quotes, taken in by `manage.py snapshot`."""
+    from django.core.management import call_command
+    from django.utils.html import escape
+
+    path = f"agents/ops-bot/memory/notes/{name}"
+    full = workspace.root / path
+    full.parent.mkdir(parents=True)
+    full.write_text("# written natively\n")
+    call_command("snapshot")
+    info = workspace.log(limit=1)[0]
+    assert [f.path for f in info.files] == [path]
+    c = client_as("viewer")
+    r = c.get(f"/commit/{info.sha}/")
+    assert r.status_code == 200
+    html = r.content.decode()
+    assert escape(path) in html and "written natively" in html
+    activity = c.get("/activity/")
+    assert activity.status_code == 200 and escape(path) in activity.content.decode()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoryui.web.history import views
+from memoryui.web.history import pending as views
 from tests.web.test_history import MEM, V3, WORLD, Seeded, git, seed
 
 NOTE = "agents/ops-bot/memory/notes/runbook.md"
@@ -173,3 +173,55 @@ def test_a_huge_rewrite_is_listed_without_drawing_its_diff(client_as, seeded, mo
     html = client_as("viewer").get("/pending/").content.decode()
     assert f'href="/f/{MEM}"' in html
     assert "Large diff" in html and 'class="diff diff-unified"' not in html
+
+
+def test_a_symbolic_link_is_refused_with_its_reason_and_can_only_be_discarded(client_as, seeded,
+                                                                              tmp_path):
+    """A link planted by a native writer: listed as refused, never read, never committed."""
+    store = seeded.store
+    secret = tmp_path / "outside" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("TOP SECRET KEY\n")
+    link = store.root / NOTE
+    link.parent.mkdir(parents=True)
+    link.symlink_to(secret)
+    outside_edit(seeded)
+    c = client_as("curator")
+    r = c.get("/pending/")
+    assert r.status_code == 200
+    html = r.content.decode()
+    refused = html[html.index('<section class="pending-refused"'):]
+    assert f"{NOTE} is a symbolic link: memoryui never follows links; discard it." in refused
+    assert f'<input type="hidden" name="paths" value="{NOTE}">' in refused
+    assert ">Discard</button>" in refused
+    assert f'name="paths" value="{NOTE}" id=' not in html  # no commit checkbox for it
+    assert f'name="paths" value="{MEM}" id=' in html  # the other change stays committable
+    assert "TOP SECRET" not in html
+    # committing it anyway commits only the regular file and says why
+    r = c.post("/pending/commit", {"paths": [NOTE, MEM]})
+    assert r.status_code == 302
+    page = c.get(r["Location"]).content.decode()
+    assert f"Not committed: {NOTE} is a symbolic link" in page
+    assert "Committed 1 file(s)" in page
+    assert "TOP SECRET" not in git(store, "log", "-p", "--all")
+    assert [e.path for e in store.pending()] == [NOTE]
+    # discarding removes the link, never what it points to
+    r = c.post("/pending/discard", {"paths": [NOTE]})
+    assert r.status_code == 200 and f'value="{NOTE}"' in r.content.decode()  # asks first
+    r = c.post("/pending/discard", {"paths": [NOTE], "confirm": "yes"})
+    assert r.status_code == 302
+    assert not link.is_symlink() and not link.exists()
+    assert secret.read_text() == "TOP SECRET KEY\n"
+    assert store.pending() == []
+
+
+def test_a_linked_folder_is_refused_for_every_file_below_it(client_as, seeded, tmp_path):
+    store = seeded.store
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "k.md").write_text("TOP SECRET KEY\n")
+    (store.root / "agents/ops-bot/memory/notes").symlink_to(outside, target_is_directory=True)
+    html = client_as("viewer").get("/pending/").content.decode()
+    assert "pending-item-refused" in html and "a symbolic link" in html
+    assert "TOP SECRET" not in html
+    assert 'name="paths"' not in html.split('<section class="pending-refused"')[0]

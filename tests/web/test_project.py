@@ -118,3 +118,114 @@ def test_secret_key_is_generated_once_when_not_given(tmp_path):
             for _ in range(2)]
     assert keys[0] == keys[1] and len(keys[0]) >= 50
     assert (tmp_path / "secret_key").stat().st_mode & 0o077 == 0
+
+
+def _fresh_env(tmp_path: Path, **more: str) -> dict:
+    """A brand-new install: its own empty database and var folder, no password, no TTY."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MEMORYUI_PASSWORD", "DATABASE_URL", "MEMORYUI_COMMIT_DELAY",
+                        "MEMORYUI_MAX_BODY", "LOG_LEVEL")}
+    env.update(DJANGO_SETTINGS_MODULE="memoryui.settings", MEMORYUI_VAR_DIR=str(tmp_path),
+               DATABASE_URL=f"sqlite:///{tmp_path / 'fresh.sqlite3'}",
+               MEMORYUI_WORKSPACE=str(tmp_path / "ws"), **more)
+    return env
+
+
+def _manage(env: dict, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env,
+                          input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=180)
+
+
+def _can_sign_in(env: dict, name: str, password: str) -> str:
+    code = ("import django; django.setup()\n"
+            "from django.contrib.auth import authenticate\n"
+            "from memoryui.roles import role_of\n"
+            f"u = authenticate(username={name!r}, password={password!r})\n"
+            "print(role_of(u) if u else 'no')\n")
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120, check=True).stdout.strip()
+
+
+def test_user_on_a_fresh_database_migrates_first(tmp_path):
+    env = _fresh_env(tmp_path, MEMORYUI_PASSWORD="long-enough-pw")
+    proc = _manage(env, "user", "dana", "--role", "curator")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "dana is now curator"
+    assert "migration(s) first" in proc.stderr
+    assert _can_sign_in(env, "dana", "long-enough-pw") == "curator"
+    again = _manage(env, "user", "dana", "--role", "viewer")
+    assert again.returncode == 0 and "migration" not in again.stderr
+
+
+def test_token_on_a_fresh_database_migrates_first(tmp_path):
+    proc = _manage(_fresh_env(tmp_path), "token", "create", "ops-bot")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.rstrip("\n").split("\n")[-1].startswith("mui_")
+
+
+def test_user_without_a_terminal_or_password_is_a_one_line_error(tmp_path):
+    proc = _manage(_fresh_env(tmp_path), "user", "eve", "--role", "admin")
+    assert proc.returncode != 0
+    assert proc.stderr.strip().splitlines() == [
+        "CommandError: no password given: set MEMORYUI_PASSWORD, pipe the password on stdin, "
+        "or run this in a terminal to be asked for it"]
+    assert "EOFError" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_user_takes_a_piped_password(tmp_path):
+    env = _fresh_env(tmp_path)
+    proc = _manage(env, "user", "fay", "--role", "viewer", stdin="piped-password-1\n")
+    assert proc.returncode == 0, proc.stderr
+    assert _can_sign_in(env, "fay", "piped-password-1") == "viewer"
+
+
+def test_numeric_settings_have_one_default_and_clear_errors(tmp_path):
+    code = ("from django.conf import settings as s; "
+            "print(s.MEMORYUI_COMMIT_DELAY, s.MEMORYUI_MAX_BODY, s.LOG_LEVEL)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_fresh_env(tmp_path),
+                         capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["0.2", "1048576", "INFO"], out.stderr
+    bad = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120,
+                         env=_fresh_env(tmp_path, MEMORYUI_COMMIT_DELAY="soon"))
+    assert bad.returncode != 0
+    assert "MEMORYUI_COMMIT_DELAY must be a number, got 'soon'" in bad.stderr
+
+
+def test_the_lock_pins_every_runtime_dependency_the_image_needs():
+    import tomllib
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pins = {}
+    for line in (ROOT / "requirements.lock").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, sep, version = line.partition("==")
+            assert sep and version, line
+            pins[canonicalize_name(name)] = version
+    for spec in [*project["dependencies"], *project["optional-dependencies"]["postgres"]]:
+        req = Requirement(spec)
+        assert canonicalize_name(req.name) in pins, f"{req.name} is not in requirements.lock"
+        assert req.specifier.contains(pins[canonicalize_name(req.name)]), spec
+    assert {"psycopg", "psycopg-binary", "uvicorn", "django"} <= set(pins)
+
+
+def test_the_dockerfile_installs_the_lock_and_checks_health():
+    # No Docker engine runs here or in CI, so the image is checked as text.
+    text = (ROOT / "Dockerfile").read_text()
+    assert "pip install --no-cache-dir -r requirements.lock" in text
+    assert "pip install --no-cache-dir --no-deps ." in text and "pip check" in text
+    assert 'CMD ["python", "-m", "memoryui.healthcheck", "http://127.0.0.1:8000/healthz"]' in text
+    assert "HEALTHCHECK" in text and "ALLOWED_HOSTS" in text
+
+
+@pytest.mark.parametrize("allowed,host", [("memory.example.com,localhost", "memory.example.com"),
+                                          (".example.com", "example.com"), ("*", "localhost"),
+                                          ("", "localhost")])
+def test_the_healthcheck_sends_a_host_django_allows(allowed, host):
+    from memoryui.healthcheck import host_header
+
+    assert host_header(allowed) == host

@@ -11,6 +11,7 @@ from django.core.management import call_command
 
 from memoryui.models import Promotion, ReviewState
 from memoryui.store import Actor, Kind, Store, parse_daily
+from tests.review.conftest import snapshot
 
 pytestmark = pytest.mark.django_db
 D = "2026-02-12"
@@ -37,15 +38,6 @@ def _promote(client, keys: list[str], **params: str) -> None:
     assert r.status_code == 302, r.content.decode()[:500]
 
 
-def _snapshot() -> tuple[set, set]:
-    states = {(s.path, s.entry_id, s.status, s.scope, s.date, s.reviewed_by,
-               s.promotion.commit_sha if s.promotion else None)
-              for s in ReviewState.objects.select_related("promotion")}
-    promos = {(p.target_path, p.target_kind, p.commit_sha, p.created_by, p.undo_commit_sha,
-               p.undone_by) for p in Promotion.objects.all()}
-    return states, promos
-
-
 def test_rebuild_restores_promotions_keeps_dismissals_and_skips_undone(client_as, workspace):
     s = workspace
     s.write(s.path_for(Kind.MEMORY, "ops-bot"), "# ops-bot\n\n## Lessons\n",
@@ -62,7 +54,7 @@ def test_rebuild_restores_promotions_keeps_dismissals_and_skips_undone(client_as
     assert client.post(f"/review/undo/{undone.pk}/").status_code == 302
     _promote(client, [c], kind="global")  # promoted again after the undo
     assert client.post("/review/dismiss/", {"entry": d}).status_code == 302
-    before = _snapshot()
+    before = snapshot()
     assert len(before[0]) == 4 and len(before[1]) == 3
 
     # Lose the promotion state (a fresh database, a restored backup, ...).
@@ -72,7 +64,7 @@ def test_rebuild_restores_promotions_keeps_dismissals_and_skips_undone(client_as
     call_command("rebuild_review", stdout=out)
     assert out.getvalue().strip() == (
         "rebuilt 3 promotion(s) (1 undone), 3 promoted entries; kept 1 dismissal(s)")
-    assert _snapshot() == before
+    assert snapshot() == before
     undone = Promotion.objects.get(target_kind="skill")
     assert undone.undone_at is not None and undone.entries.count() == 0
     # The queue agrees: nothing left to review except what nobody decided on.
@@ -81,7 +73,7 @@ def test_rebuild_restores_promotions_keeps_dismissals_and_skips_undone(client_as
 
     # Rebuilding twice changes nothing; a dry run changes nothing either.
     call_command("rebuild_review", stdout=io.StringIO())
-    assert _snapshot() == before
+    assert snapshot() == before
     ReviewState.objects.filter(status="promoted").delete()
     out = io.StringIO()
     call_command("rebuild_review", "--dry-run", stdout=out)

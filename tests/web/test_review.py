@@ -584,3 +584,104 @@ def test_undo_of_a_promotion_that_created_a_file_deletes_it(client_as, seeded,
     assert "BM25 plus rerank" in page
     assert not workspace.exists("skills/rerank/SKILL.md")
     assert workspace.log(limit=1)[0].trailers["Reverts"] == [promo.commit_sha]
+
+
+# -- forms, fragments and the strict CSP ------------------------------------------------------
+
+def test_bad_filters_are_shown_next_to_their_fields_and_the_queue_uses_defaults(
+        client_as, seeded) -> None:
+    r = client_as("viewer").get("/review/?" + urlencode({"from": "yesterday", "page": "x",
+                                                          "scope": "../etc"}))
+    html = r.content.decode()
+    assert r.status_code == 400 and 'role="alert"' in html
+    after_from = html.split('id="f-from"', 1)[1].split("</div>", 1)[0]
+    assert 'aria-invalid="true"' in after_from
+    assert '<ul class="errorlist"' in after_from and "use a date like 2026-02-12" in after_from
+    after_scope = html.split('id="f-scope"', 1)[1].split("</div>", 1)[0]
+    assert "invalid scope name" in after_scope
+    assert "the page is a number" in html
+    r = client_as("viewer").get(queue_url(**{"from": D2, "to": D0}))
+    assert r.status_code == 400 and "must not be after" in r.content.decode()
+
+
+def test_every_answer_that_may_be_a_fragment_varies_on_hx_request(client_as, seeded) -> None:
+    client = client_as("curator")
+    key = seeded["ops1"]
+    answers = [
+        client.get(queue_url()),
+        client.get("/review/entry/?" + urlencode({"entry": key})),
+        client.get("/review/entry/?" + urlencode({"entry": key}), HTTP_HX_REQUEST="true"),
+        client.get(promote_url([key], kind="global")),
+        client.get(promote_url([key], kind="global", slot="bulk"), HTTP_HX_REQUEST="true"),
+        client.get(promote_url([key], kind="nope"), HTTP_HX_REQUEST="true"),
+        client.post("/review/dismiss/", {"entry": seeded["sup1"]}, HTTP_HX_REQUEST="true"),
+        client.post("/review/reopen/", {"entry": seeded["sup1"]}),
+    ]
+    for r in answers:
+        assert "HX-Request" in r.get("Vary", ""), (r.status_code, r.request["PATH_INFO"])
+
+
+def test_full_page_editor_with_htmx_swaps_only_the_editor_and_goes_back_after_saving(
+        client_as, seeded, workspace) -> None:
+    client = client_as("curator")
+    key = seeded["ops1"]
+    frag = client.get(promote_url([key], kind="memory", scope="ops-bot", place="1",
+                                  slot="page"), HTTP_HX_REQUEST="true")
+    html = frag.content.decode()
+    assert frag.status_code == 200 and "<html" not in html and 'id="editor-page"' in html
+    fields = editor_fields(html)
+    r = client.post("/review/promote/", {"entry": key, "kind": "memory", "scope": "ops-bot",
+                                         "slot": "page", "next": queue_url(), **fields},
+                    HTTP_HX_REQUEST="true")
+    # Not entries swapped out of band into a page that has none: back to the queue.
+    assert r.status_code == 200 and r["HX-Redirect"] == queue_url()
+    assert "hx-swap-oob" not in r.content.decode()
+    assert workspace.read(workspace.path_for(Kind.MEMORY, "ops-bot")) == fields["text"]
+
+
+def test_a_bad_topic_name_is_shown_next_to_the_name_field(client_as, seeded) -> None:
+    r = client_as("curator").get(promote_url([seeded["sup1"]], kind="skill", name="Bad_Name",
+                                             slot="bulk"), HTTP_HX_REQUEST="true")
+    html = r.content.decode()
+    assert r.status_code == 400
+    field = html.split('name="name"', 1)[1].split("</div>", 1)[0]
+    assert 'role="alert"' in field and "lowercase letters, digits and single hyphens" in field
+
+
+INLINE = re.compile(r"""<script(?![^>]*\bsrc=)|<style|\sstyle=|\shx-on|\son[a-z]+=|javascript:""",
+                    re.I)
+
+
+def test_no_inline_script_style_or_handler_in_any_review_answer(client_as, seeded,
+                                                                 workspace) -> None:
+    """The CSP forbids them: pages, fragments and out-of-band swaps after promotions."""
+    client = client_as("curator")
+    path = workspace.path_for(Kind.MEMORY, "ops-bot")
+    answers = {"promote": promote_end_to_end(client, [seeded["ops1"], seeded["ops3"]],
+                                             kind="memory", scope="ops-bot")[0]}
+    page = client.get(promote_url([seeded["res1"]], kind="global", slot="entry-x"),
+                      HTTP_HX_REQUEST="true")
+    answers["oob"] = client.post("/review/promote/", {
+        "entry": seeded["res1"], "kind": "global", "slot": "entry-x",
+        **editor_fields(page.content.decode())}, HTTP_HX_REQUEST="true")
+    stale = client.get(promote_url([seeded["ops2"]], kind="memory", scope="ops-bot"))
+    workspace.write(path, "# changed\n", actor=Actor.agent("ops-bot"), tool="reflect")
+    answers["conflict"] = save(client, [seeded["ops2"]], kind="memory", scope="ops-bot",
+                               **editor_fields(stale.content.decode()))
+    assert answers["conflict"].status_code == 409
+    client.post("/review/dismiss/", {"entry": seeded["sup1"]})
+    for status in ("todo", "promoted", "dismissed", "all"):
+        answers[status] = client.get(queue_url(status=status))
+    key = seeded["ops2"]
+    answers["entry"] = client.get("/review/entry/?" + urlencode({"entry": key}))
+    answers["neighbours"] = client.get("/review/entry/?" + urlencode({"entry": key}),
+                                       HTTP_HX_REQUEST="true")
+    answers["editor"] = client.get(promote_url([key], kind="world", name="x"))
+    answers["confirm"] = client.get("/review/dismiss/confirm/?" + urlencode({"entry": key}))
+    answers["error"] = client.post("/review/undo/999/")
+    answers["undo"] = client.post(f"/review/undo/{Promotion.objects.first().pk}/",
+                                  HTTP_HX_REQUEST="true")
+    for name, r in answers.items():
+        assert r.status_code < 500, name
+        found = INLINE.search(r.content.decode())
+        assert found is None, (name, found and found.group(0))

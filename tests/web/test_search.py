@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import time
 
 import pytest
 
@@ -104,6 +106,8 @@ def test_a_malformed_query_shows_a_message_not_an_error_page(client_as, ws):
     for bad in ("/search/?q=kafka&from=yesterday", "/search/?q=kafka&kind=nonsense",
                 "/search/?q=kafka&page=-3", "/search/?q=" + "x" * 2000):
         assert c.get(bad).status_code in (200, 400), bad
+    assert c.get("/search/?q=kafka&from=yesterday").status_code == 400
+    assert "Unknown kind nonsense" in c.get("/search/?q=kafka&kind=nonsense").content.decode()
 
 
 def test_a_change_is_searchable_right_after_it_is_saved(client_as, ws):
@@ -125,3 +129,87 @@ def test_many_results_are_paged(client_as, workspace):
     html = c.get("/search/?q=paging&page=2").content.decode()
     assert html.count('class="search-result"') == 5
     assert "showing 21–25" in html
+
+
+def test_a_query_error_points_at_the_place(client_as, ws):
+    c = client_as("viewer")
+    for hx in ({}, {"HTTP_HX_REQUEST": "true"}):
+        resp = c.get("/search/", {"q": "kafka OR (broker"}, **hx)
+        html = resp.content.decode()
+        assert resp.status_code == (200 if hx else 400)
+        assert "parenthesis is not closed" in html
+        # The query as typed, with the place marked.
+        assert ('<span>kafka OR </span><mark class="search-error-mark">(</mark>'
+                "<span>broker</span>") in html
+        assert "column 10" in html
+    html = c.get("/search/", {"q": "kafka OR"}).content.decode()
+    assert '<span>kafka OR</span><mark class="search-error-mark"> </mark>' in html
+
+
+@pytest.mark.parametrize("params, field, needle", [
+    ({"to": "9999-12-31"}, "to", "9999-12-31 is out of range"),
+    ({"from": "0001-01-01"}, "from", "0001-01-01 is out of range"),
+    ({"from": "2026-02-30"}, "from", "is not a date"),
+    ({"from": "2026-03-01", "to": "2026-02-01"}, "from", "is after the end date"),
+])
+def test_a_bad_date_is_a_readable_400_next_to_its_field(client_as, ws, params, field, needle):
+    c = client_as("viewer")
+    resp = c.get("/search/", {"q": "kafka", **params})
+    html = resp.content.decode()
+    assert resp.status_code == 400
+    label = re.search(rf'<label>\w+ <input type="date" name="{field}"[^>]*>\s*'
+                      r'<ul class="errorlist"><li>([^<]*)</li>', html)
+    assert label and needle in label.group(1), html
+    assert 'aria-invalid="true"' in html
+    # Live search (htmx) gets the message in the results area, with a 200 htmx will swap.
+    resp = c.get("/search/", {"q": "kafka", **params}, HTTP_HX_REQUEST="true")
+    assert resp.status_code == 200 and needle in resp.content.decode()
+    assert "HX-Request" in resp["Vary"]
+
+
+def test_the_last_word_typed_finds_longer_words(client_as, ws):
+    ws.write(ws.path_for("note", "ops-bot", "paging"),
+             "Paged the on-call lead; the escalation went to the CTO.\n", actor=BOT, tool="t")
+    c = client_as("viewer")
+    for hx in ({}, {"HTTP_HX_REQUEST": "true"}):
+        html = c.get("/search/?q=escal", **hx).content.decode()
+        assert "agents/ops-bot/memory/notes/paging.md" in html
+        assert "<mark>escalation</mark>" in html
+    # Earlier words stay whole words.
+    assert "No matches" in c.get("/search/?q=escal+lead").content.decode()
+    assert "paging.md" in c.get("/search/?q=lead+escal").content.decode()
+
+
+def test_not_and_parentheses_work_on_the_page(client_as, ws):
+    html = client_as("viewer").get(
+        "/search/", {"q": "(kafka OR invoice) AND NOT broker"}).content.decode()
+    links = re.findall(r'class="search-result-path mono" href="([^"]+)"', html)
+    assert sorted(links) == ["/f/agents/billing-agent/memory/notes/invoices.md",
+                             "/f/agents/ops-bot/memory/notes/kafka-rebalancing.md",
+                             "/f/memory/world/xss.md"]
+
+
+def test_changed_is_the_time_of_the_last_commit_not_of_the_file(client_as, ws, tmp_path,
+                                                               settings):
+    then = time.time() - 20 * 86400
+    path = ws.path_for("memory", "ops-bot")
+    ws.write(path, "# Memory\n\nwombat runbook\n", actor=BOT, tool="t", when=int(then))
+    os.utime(ws.root / path, None)  # touched a minute ago, as a checkout leaves files
+    settings.MEMORYUI_SEARCH_DB = tmp_path / "fresh-index.sqlite3"  # a first build
+    html = client_as("viewer").get("/search/?q=wombat").content.decode()
+    text = re.sub(r"<[^>]+>", "", html)
+    assert "changed 20 days ago" in text
+    assert "just now" not in text
+
+
+def test_with_no_index_setting_the_index_lives_in_the_workspace_git_folder(
+        client_as, ws, settings, tmp_path, monkeypatch):
+    from memoryui.workspace import get_search_index
+
+    monkeypatch.chdir(tmp_path)
+    del settings.MEMORYUI_SEARCH_DB
+    assert "kafka-rebalancing.md" in client_as("viewer").get("/search/?q=kafka").content.decode()
+    assert get_search_index().location == str(ws.root / ".git/memoryui/search.sqlite3")
+    assert (ws.root / ".git/memoryui/search.sqlite3").is_file()
+    assert not (tmp_path / "None").exists()
+    assert ws.pending() == []

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from memoryui.management.commands._db import ensure_migrated
 from memoryui.review import rebuild
+from memoryui.review.state import LEDGER
 from memoryui.workspace import get_store
 
 
@@ -18,7 +20,8 @@ class Command(BaseCommand):
                             help="count what would be rebuilt without changing the database")
 
     def handle(self, *args: object, **opts: object) -> None:
-        stats = rebuild(get_store(), dry_run=bool(opts["dry_run"]))
+        ensure_migrated()
+        stats = rebuild(get_store(), LEDGER, dry_run=bool(opts["dry_run"]))
         verb = "would rebuild" if opts["dry_run"] else "rebuilt"
         self.stdout.write(
             f"{verb} {stats.promotions} promotion(s) ({stats.undone} undone), "

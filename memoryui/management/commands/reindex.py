@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 import time
 
-from django.conf import settings
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from memoryui.store import StoreError
 from memoryui.workspace import get_search_index, get_store
 
 BAR_WIDTH = 30
@@ -22,7 +22,10 @@ class Command(BaseCommand):
 
     def handle(self, *args: object, **opts: object) -> None:
         store = get_store()
-        index = get_search_index()
+        try:
+            index = get_search_index()
+        except StoreError as exc:
+            raise CommandError(str(exc)) from None
         out = sys.stderr
         show = not opts["quiet"]
         started = time.perf_counter()
@@ -40,6 +43,5 @@ class Command(BaseCommand):
         stats = index.rebuild(store, progress=progress)
         if show:
             out.write("\n")
-        where = settings.MEMORYUI_SEARCH_DB if index.backend == "sqlite" else "Postgres"
         self.stdout.write(f"Indexed {stats['files']} files of {store.root} in "
-                          f"{stats['seconds']:.1f} s ({index.backend}: {where}).")
+                          f"{stats['seconds']:.1f} s ({index.backend}: {index.location}).")

@@ -14,15 +14,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--bind", default=os.environ.get("MEMORYUI_BIND", "127.0.0.1:8000"),
-                            help="HOST:PORT to listen on (default 127.0.0.1:8000)")
+                            help="HOST:PORT to listen on (default: MEMORYUI_BIND, "
+                                 "127.0.0.1:8000)")
         parser.add_argument("--workers", type=int,
-                            default=int(os.environ.get("MEMORYUI_WORKERS", "2")),
-                            help="worker processes (default 2)")
+                            default=os.environ.get("MEMORYUI_WORKERS", "2"),
+                            help="worker processes (default: MEMORYUI_WORKERS, 2)")
         parser.add_argument("--commit-delay", type=float, default=None,
                             help="seconds agent writes may wait to be grouped into commits "
-                                 "(default: MEMORYUI_COMMIT_DELAY or 0.2)")
+                                 "(default: MEMORYUI_COMMIT_DELAY, 0.2)")
         parser.add_argument("--no-migrate", action="store_true", help="skip migrations")
-        parser.add_argument("--log-level", default="warning")
+        parser.add_argument("--log-level", default=None,
+                            choices=["critical", "error", "warning", "info", "debug"],
+                            help="uvicorn's log level (default: LOG_LEVEL, info)")
 
     def handle(self, *args: object, **opts: object) -> None:
         import uvicorn
@@ -35,16 +38,24 @@ class Command(BaseCommand):
             call_command("migrate", interactive=False, verbosity=0)
         delay = opts["commit_delay"]
         if delay is None:
-            delay = float(os.environ.get("MEMORYUI_COMMIT_DELAY", "0.2"))
+            delay = settings.MEMORYUI_COMMIT_DELAY
+        if delay < 0:
+            raise CommandError("--commit-delay must not be negative")
+        # Workers are new processes that read the settings again: pass the choice on.
         os.environ["MEMORYUI_COMMIT_DELAY"] = str(delay)
+        log_level = str(opts["log_level"] or settings.LOG_LEVEL).lower()
         os.environ["MEMORYUI_WORKSPACE"] = str(settings.MEMORYUI_WORKSPACE)
         # Create the workspace (git init) before workers start racing to do it.
+        from memoryui.store.sync import SyncError
         from memoryui.workspace import get_store
 
-        get_store()
+        try:
+            get_store()  # with MEMORYUI_REMOTE: clones an empty workspace, or checks it relates
+        except SyncError as exc:
+            raise CommandError(str(exc)) from None
         self.stdout.write(f"memoryui serving {settings.MEMORYUI_WORKSPACE} "
                           f"({settings.MEMORYUI_LAYOUT} layout) at http://{opts['bind']}/")
         self.stdout.flush()
         uvicorn.run("memoryui.asgi:application", host=host, port=int(port),
-                    workers=int(opts["workers"]), log_level=str(opts["log_level"]),
+                    workers=int(opts["workers"]), log_level=log_level,
                     lifespan="auto", proxy_headers=False)

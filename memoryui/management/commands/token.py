@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
+from memoryui.management.commands._db import ensure_migrated
 from memoryui.models import TOKEN_PREFIX, Token, hash_token
 from memoryui.store import StoreError, names
 
@@ -69,6 +70,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: object, **opts: object) -> None:
         action = opts["action"]
+        ensure_migrated()
         if action == "create":
             self.create(str(opts["scope"] or ""), world=bool(opts["world"]),
                         global_=bool(opts["global_"]), admin=bool(opts["admin"]),

@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from . import views
+from . import editor, views
 
 urlpatterns = [
     path("", views.overview, name="overview"),
@@ -14,9 +14,9 @@ urlpatterns = [
     path("s/<str:scope>/", views.scope, name="scope"),
     path("f/<path:path>", views.file_page, name="file"),
     path("raw/<path:path>", views.raw, name="raw"),
-    path("edit/<path:path>", views.edit, name="edit"),
-    path("preview/", views.preview, name="preview"),
-    path("new/", views.new_file, name="new_file"),
-    path("delete/<path:path>", views.delete_file, name="delete_file"),
+    path("edit/<path:path>", editor.edit, name="edit"),
+    path("preview/", editor.preview, name="preview"),
+    path("new/", editor.new_file, name="new_file"),
+    path("delete/<path:path>", editor.delete_file, name="delete_file"),
     path("_browse/pending-count/", views.pending_count, name="pending_count"),
 ]

@@ -1,20 +1,20 @@
-"""History, diffs, blame, restore, activity and pending changes (names from the URL map)."""
+"""History, diffs, blame, restore, activity and pending changes (one module per feature)."""
 
 from django.urls import path
 
-from . import views
+from . import activity, blame, commit, file_history, pending, restore
 
 urlpatterns = [
-    path("history/<path:path>", views.file_history, name="file_history"),
-    path("s/<str:scope>/history/", views.scope_history, name="scope_history"),
-    path("commit/<str:sha>/", views.commit, name="commit"),
-    path("at/<str:sha>/<path:path>", views.file_at, name="file_at"),
-    path("blame/<path:path>", views.blame, name="blame"),
-    path("restore/<path:path>", views.restore, name="restore"),
-    path("activity/", views.activity, name="activity"),
-    path("activity.atom", views.activity_atom, name="activity_atom"),
-    path("pending/", views.pending, name="pending"),
-    path("pending/diff/<path:path>", views.pending_diff, name="pending_diff"),
-    path("pending/commit", views.pending_commit, name="pending_commit"),
-    path("pending/discard", views.pending_discard, name="pending_discard"),
+    path("history/<path:path>", file_history.file_history, name="file_history"),
+    path("s/<str:scope>/history/", file_history.scope_history, name="scope_history"),
+    path("commit/<str:sha>/", commit.commit, name="commit"),
+    path("at/<str:sha>/<path:path>", commit.file_at, name="file_at"),
+    path("blame/<path:path>", blame.blame, name="blame"),
+    path("restore/<path:path>", restore.restore, name="restore"),
+    path("activity/", activity.activity, name="activity"),
+    path("activity.atom", activity.activity_atom, name="activity_atom"),
+    path("pending/", pending.pending, name="pending"),
+    path("pending/diff/<path:path>", pending.pending_diff, name="pending_diff"),
+    path("pending/commit", pending.pending_commit, name="pending_commit"),
+    path("pending/discard", pending.pending_discard, name="pending_discard"),
 ]

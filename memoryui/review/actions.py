@@ -1,0 +1,163 @@
+"""What a lead decides: promote entries into a target (one commit), dismiss, put back, undo.
+
+A promotion is one commit on the target carrying a `Promoted-From: <path>#<entry-id>`
+trailer per entry; the ledger records it after the write (entries are reserved first, so
+two leads cannot promote one entry twice). Undo is a new commit with `Reverts: <sha>`,
+never a rewrite: a three-way revert with the store's merge (`git merge-file`), refused
+when later edits touch the promoted lines. Dismissals are ledger-only.
+
+Plain Python: no Django (the ledger is passed in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from memoryui.store import DELETE, Actor, Kind, NotFound, Store, promote, skills
+from memoryui.store.merge import merge3
+
+from .drafts import budget_info, default_message
+from .entries import Item
+from .errors import AlreadyReviewed, OverBudget, ReviewError, UndoConflict
+from .ledger import PROMOTED, Decision, Ledger, PromotionRecord
+from .queue import resolve
+from .targets import Target
+
+
+def describe(ledger: Ledger, state: Decision) -> str:
+    """One sentence for a lead: who decided what about an entry, where to, and when."""
+    where = ""
+    if state.status == PROMOTED and state.promotion is not None:
+        p = state.promotion
+        where = f" to {p.target_path} (commit {p.commit_sha[:8]})"
+    return (f"the {state.date} entry {state.entry_id} of {state.scope} was already "
+            f"{state.status}{where} by {state.reviewed_by} on "
+            f"{ledger.local_time(state.reviewed_at)}")
+
+
+def refuse_promoted(ledger: Ledger, items: list[Item], then: str) -> None:
+    """AlreadyReviewed naming the first promoted entry, with what to do `then`."""
+    promoted = [it for it in items if it.status == PROMOTED]
+    if promoted and promoted[0].state is not None:
+        raise AlreadyReviewed(f"{describe(ledger, promoted[0].state)}; {then}")
+
+
+def commit_of(store: Store, path: str, sha: str | None, trailer: tuple[str, str]) -> str:
+    """The commit of a write: known at once, or found by its trailer after a flush (a
+    commit delay batches writes)."""
+    if sha:
+        return sha
+    store.flush()
+    for c in store.log(path, limit=20, with_files=False):
+        if trailer[1] in c.trailers.get(trailer[0], []):
+            return c.sha
+    return ""
+
+
+def promote_entries(store: Store, ledger: Ledger, *, actor: Actor, keys: Iterable[str],
+                    target: Target, text: str, base: str, message: str = "",
+                    over_budget_ok: bool = False) -> PromotionRecord:
+    """Write the edited target in one commit with a Promoted-From trailer per entry.
+
+    `base` is the target's version the editor started from: a stale one is the store's
+    Conflict (409) and nothing is written or recorded.
+    """
+    items = resolve(store, ledger, keys)
+    if not items:
+        raise ReviewError("choose at least one entry to promote")
+    if not base:
+        raise ReviewError("the editor's base version is missing; reopen the editor")
+    text = text.replace("\r\n", "\n")
+    if not text.strip():
+        raise ReviewError("the new text of the target is empty")
+    if target.kind == Kind.SKILL:
+        skills.validate(text, target.name)
+    info = budget_info(store, target.kind, text, target.text)
+    if info.crosses and not over_budget_ok:
+        raise OverBudget(f"{target.path} would be {info.limits}, over its budget "
+                         f"({info.budget.label if info.budget else ''}); confirm to save "
+                         "anyway, or shorten it")
+    refuse_promoted(ledger, items, "undo that promotion first")
+    token = ledger.reserve(items, actor.name)
+    trailers = [promote.promoted_from(it.path, it.entry.id) for it in items]
+    try:
+        res = store.write(target.path, text, actor=actor, tool="promote",
+                          message=message.strip() or default_message(target, items),
+                          expect=base, trailers=trailers)
+        if not res.changed:
+            raise ReviewError(f"{target.path} already has exactly this text; change it to "
+                              "include the entries")
+        sha = commit_of(store, target.path, res.commit, trailers[0])
+    except BaseException:
+        ledger.release(token)
+        raise
+    return ledger.record_promotion(token, target_path=target.path,
+                                   target_kind=target.kind.value, commit_sha=sha,
+                                   user=actor.name)
+
+
+def dismiss(store: Store, ledger: Ledger, keys: Iterable[str], user: str) -> list[Item]:
+    """Dismiss entries (ledger only, no commit); promoted ones must be undone first."""
+    items = resolve(store, ledger, keys)
+    if not items:
+        raise ReviewError("choose at least one entry to dismiss")
+    refuse_promoted(ledger, items, "undo the promotion first")
+    ledger.dismiss(items, user)
+    return items
+
+
+def reopen(store: Store, ledger: Ledger, keys: Iterable[str]) -> list[Item]:
+    """Put dismissed entries back into the queue."""
+    items = resolve(store, ledger, keys)
+    refuse_promoted(ledger, items, "undo the promotion instead")
+    ledger.reopen(items)
+    for it in items:
+        it.state = None
+    return items
+
+
+def revert_text(store: Store, before: str, after: str, current: str) -> str | None:
+    """Take a change (before -> after) back out of `current`; None when later edits
+    touch the same lines."""
+    if current == after:
+        return before
+    result = merge3(after, current, before, store.git.state_dir)
+    if result is None or result.conflicts:
+        return None
+    return result.text
+
+
+def undo(store: Store, ledger: Ledger, promotion_id: int, actor: Actor) -> PromotionRecord:
+    """Revert a promotion with a new commit; its entries become undecided again.
+
+    A promotion that created its file deletes it again (when nothing else was added).
+    """
+    promo = ledger.promotion(promotion_id)
+    if promo is None:
+        raise NotFound(f"no promotion {promotion_id}")
+    if promo.undone_at is not None:
+        raise AlreadyReviewed(f"this promotion was already undone by {promo.undone_by} on "
+                              f"{ledger.local_time(promo.undone_at)}")
+    path, sha = promo.target_path, promo.commit_sha
+    current, version = store.read_versioned(path)
+    undo_sha = ""
+    if current is not None:
+        after = store.file_at(path, sha) if store.resolve(sha) else None
+        if after is None:
+            raise UndoConflict(f"commit {sha[:8]} of this promotion is not in the history")
+        parent = store.resolve(f"{sha}^")
+        before = store.file_at(path, parent) if parent else None
+        new = revert_text(store, before or "", after, current)
+        if new is None:
+            raise UndoConflict(
+                f"{path} was changed since the promotion on the same lines, so it cannot be "
+                f"reverted automatically; edit it by hand (promotion commit {sha[:8]})")
+        trailers = [(promote.REVERTS, sha)]
+        message = f"Undo promotion into {path}\n\nThis reverts the promotion commit {sha}."
+        result: object = DELETE if before is None and not new.strip() else new
+        res = store.update(path, lambda _old: result, actor=actor, tool="promote-undo",
+                           message=message, expect=version, trailers=trailers)
+        if res.changed:
+            undo_sha = commit_of(store, path, res.commit, trailers[0])
+    ledger.mark_undone(promo, undo_commit_sha=undo_sha, user=actor.name)
+    return promo

@@ -1,0 +1,184 @@
+"""Files as index documents: read through the store's one walker, never through a link.
+
+Every file the index reads is listed by `walk` and opened by `read_nofollow`, so a symbolic
+link planted in the workspace (to a secret outside it) is never read, indexed or shown.
+
+When did a file change? The time of its last commit, when the file on disk is exactly what
+git has at HEAD (so a fresh clone, a sync round or a backdated import shows git's dates,
+not the checkout time); otherwise the moment the index saw it change (a memoryui write not
+yet committed, an edit outside memoryui still pending).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+import os
+import re
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memoryui.store import InvalidName, Kind
+from memoryui.store.gitrepo import run_git
+from memoryui.store.names import validate_relpath
+from memoryui.store.walk import read_nofollow, walk
+
+from .snippets import MARK_END, MARK_START
+
+if TYPE_CHECKING:
+    from memoryui.store import Store
+
+log = logging.getLogger("memoryui.search")
+
+MAX_INDEXED_BYTES = 1024 * 1024  # text beyond this is not indexed (the store caps files at 4 MB)
+_HEADING_RE = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
+_TIME_ONLY_RE = re.compile(r"^\d{1,2}:\d{2}$")
+_TIME_PREFIX_RE = re.compile(r"^\d{1,2}:\d{2}\s*[\u2014-]\s*")
+_UNSET = object()
+BULK_READ = 200  # files past which HEAD's blobs are listed once rather than looked up each
+
+
+@dataclass
+class Doc:
+    path: str
+    name: str
+    title: str
+    body: str
+    scope: str  # the owning scope (Layout.scope_of), "" when none
+    kind: str
+    date: str
+    recency: float
+    size: int
+    mtime_ns: int
+    shared: bool  # Layout.is_shared: every scope token may read it
+
+
+def stamp(mtime: float) -> int:
+    """The stored change stamp of a file (the walker gives float seconds)."""
+    return int(mtime * 1_000_000_000)
+
+
+def scan(root: Path) -> dict[str, tuple[int, int]]:
+    """path -> (size, stamp) of every regular file the walker lists (no links, no dot-names)."""
+    return {e.path: (e.size, stamp(e.mtime)) for e in walk(root)}
+
+
+def title_of(body: str) -> str:
+    parts: list[str] = []
+    for m in _HEADING_RE.finditer(body):
+        h = m.group(1).strip()
+        if _TIME_ONLY_RE.match(h):
+            continue  # Duragent's "## HH:MM" entry headers are timestamps, not headings
+        h = _TIME_PREFIX_RE.sub("", h)
+        if h and h not in parts:
+            parts.append(h)
+    return " \u00b7 ".join(parts)
+
+
+def git_blob_id(data: bytes, length: int = 40) -> str:
+    """The id git gives these bytes as a blob (sha-1, or sha-256 in such repositories)."""
+    algo = hashlib.sha256 if length == 64 else hashlib.sha1
+    return algo(b"blob %d\x00" % len(data) + data).hexdigest()
+
+
+def head_blobs(store: Store) -> dict[str, str]:
+    """path -> blob id of every file at HEAD, in one `git ls-tree` (for whole-tree passes)."""
+    head = store.git.head()
+    if head is None:
+        return {}
+    out = {}
+    for rec in run_git(store.root, "ls-tree", "-r", "-z", head).split(b"\0"):
+        meta, _, name = rec.partition(b"\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == b"blob":
+            out[os.fsdecode(name)] = parts[2].decode()
+    return out
+
+
+class DocReader:
+    """Reads files as documents; looks at git's HEAD (lazily, once) for change times.
+
+    `bulk=True` for many files at once: HEAD's blobs are listed in one `git ls-tree` instead
+    of looked up per file (a lookup costs about as much as listing 100 files).
+    """
+
+    def __init__(self, store: Store, *, bulk: bool = False) -> None:
+        self.store = store
+        self.bulk = bulk
+        self._tree: object = _UNSET
+        self._blobs: dict[str, str] | None = None
+        self._last: Mapping[str, dict] | None = None
+
+    def read(self, path: str, seen: float | None = None) -> Doc | None:
+        """The document for `path`, or None when it is gone or may not be read."""
+        root = self.store.root
+        try:
+            validate_relpath(path)  # listeners pass paths too: never '..', never hidden
+            st = os.lstat(root / path)  # stat, then read: a racing change leaves a newer stamp
+            if not stat.S_ISREG(st.st_mode):
+                return None
+            data = read_nofollow(root, path)
+        except (OSError, InvalidName):
+            return None
+        if data is None:
+            return None
+        when = self._commit_time(path, data)
+        if when is None:
+            when = st.st_mtime if seen is None else seen
+        return self._doc(path, data, when, st.st_size, stamp(st.st_mtime))
+
+    def _commit_time(self, path: str, data: bytes) -> float | None:
+        """The file's last commit time if the bytes are HEAD's, else None."""
+        try:
+            blob = self._head_blob(path)
+            if blob is None or blob != git_blob_id(data, len(blob)):
+                return None
+            if self._last is None:
+                self._last = self.store.last_changes()
+            info = self._last.get(path)
+        except Exception:  # noqa: BLE001 - git trouble must not stop indexing: use the seen time
+            log.debug("no commit time for %s", path, exc_info=True)
+            return None
+        return float(info["time"]) if info and info.get("time") else None
+
+    def _head_blob(self, path: str) -> str | None:
+        if self.bulk:
+            if self._blobs is None:
+                self._blobs = head_blobs(self.store)
+            return self._blobs.get(path)
+        if self._tree is _UNSET:
+            self._tree = self.store.git.head_tree()
+        return self.store.git.blob_at(self._tree, path)
+
+    def _doc(self, path: str, data: bytes, when: float, size: int, mtime_ns: int) -> Doc:
+        head = data[:MAX_INDEXED_BYTES]
+        body = "" if b"\x00" in head[:8192] else head.decode("utf-8", "replace")
+        body = body.replace(MARK_START, " ").replace(MARK_END, " ")
+        layout = self.store.layout
+        addr = layout.address(path)
+        kind = addr.kind.value if addr else ""
+        base = path.rsplit("/", 1)[-1]
+        name = addr.name if addr and addr.name else base.rsplit(".", 1)[0]
+        date = name if kind == Kind.DAILY.value else \
+            dt.datetime.fromtimestamp(when, dt.UTC).strftime("%Y-%m-%d")
+        return Doc(path, name, title_of(body), body, layout.scope_of(path) or "", kind, date,
+                   float(when), size, mtime_ns, layout.is_shared(path))
+
+
+def read_docs(store: Store, changed: Mapping[str, float | None]
+              ) -> tuple[list[Doc], list[str]]:
+    """Documents for the changed paths (each with when it was seen to change, or None),
+    and the paths that are gone or refused (to drop from the index)."""
+    reader = DocReader(store, bulk=len(changed) > BULK_READ)
+    docs, removed = [], []
+    for path, seen in changed.items():
+        doc = reader.read(path, seen)
+        if doc is None:
+            removed.append(path)
+        else:
+            docs.append(doc)
+    return docs, removed

@@ -1,0 +1,90 @@
+"""Search filters (scope, kind, dates, a scope token's visibility), checked before any backend
+sees them: a bad filter is a QueryError naming the field, never a 500.
+
+Dates are `YYYY-MM-DD` between DATE_MIN and DATE_MAX: the range keeps every date computation
+(month ends, the SQLite index's date tokens) finite, and a year like 9999 is a typo.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from memoryui.store import Kind
+
+from .query import QueryError
+
+DATE_MIN = dt.date(1900, 1, 1)
+DATE_MAX = dt.date(2999, 12, 31)
+KINDS = tuple(k.value for k in Kind)
+_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def parse_date(value: str | dt.date, field: str = "date") -> dt.date:
+    """A filter date; QueryError (with `field`) when it is not one or out of range."""
+    if isinstance(value, dt.datetime):
+        day = value.date()
+    elif isinstance(value, dt.date):
+        day = value
+    else:
+        text = str(value).strip()
+        try:
+            if not _DATE_RE.fullmatch(text):
+                raise ValueError(text)
+            day = dt.date.fromisoformat(text)
+        except ValueError:
+            raise QueryError(f"{text!r} is not a date: use YYYY-MM-DD.", field=field) from None
+    if not DATE_MIN <= day <= DATE_MAX:
+        raise QueryError(f"{day.isoformat()} is out of range: use a date from "
+                         f"{DATE_MIN.isoformat()} to {DATE_MAX.isoformat()}.", field=field)
+    return day
+
+
+@dataclass(frozen=True)
+class Filters:
+    scope: list[str] = field(default_factory=list)
+    kind: list[str] = field(default_factory=list)
+    date_from: dt.date | None = None
+    date_to: dt.date | None = None
+    visible_to: str | None = None  # a scope token: its own files plus the shared ones
+
+
+def _as_list(value: str | Sequence[str] | None) -> list[str]:
+    if not value:
+        return []
+    return [value] if isinstance(value, str) else [v for v in value if v]
+
+
+def check_filters(*, scope: str | Sequence[str] | None = None,
+                  kind: str | Sequence[str] | None = None,
+                  date_from: str | dt.date | None = None, date_to: str | dt.date | None = None,
+                  visible_to: str | None = None) -> Filters:
+    """Validated filters, or a QueryError saying which one is wrong."""
+    kinds = _as_list(kind)
+    for k in kinds:
+        if k not in KINDS:
+            raise QueryError(f"unknown kind {k!r}; use one of {', '.join(KINDS)}", field="kind")
+    first = parse_date(date_from, "date_from") if date_from else None
+    last = parse_date(date_to, "date_to") if date_to else None
+    if first and last and first > last:
+        raise QueryError(f"The start date {first} is after the end date {last}.",
+                         field="date_from")
+    return Filters(_as_list(scope), kinds, first, last, visible_to)
+
+
+def date_terms(first: dt.date, last: dt.date) -> list[str]:
+    """Tokens covering [first, last]: whole months as month tokens, the rest as days."""
+    terms: list[str] = []
+    day = first
+    while day <= last:
+        month_end = (day.replace(day=28) + dt.timedelta(days=4)).replace(day=1) - \
+            dt.timedelta(days=1)
+        if day.day == 1 and month_end <= last:
+            terms.append(f"m{day:%Y%m}")
+            day = month_end + dt.timedelta(days=1)
+        else:
+            terms.append(f"d{day:%Y%m%d}")
+            day += dt.timedelta(days=1)
+    return terms

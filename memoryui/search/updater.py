@@ -1,0 +1,240 @@
+"""Keeping an index current: the Store listener, the background drain, the catch-up scan and
+the full rebuild. Storage is the backend's (`sqlite.py`, `postgres.py`).
+
+- Every write through memoryui calls `enqueue(paths)`; a thread indexes them within ~0.3 s
+  (indexing in the write path cost a third of an agent's `remember`), and every search drains
+  its own process's queue first, so a process always finds what it just wrote.
+- `catch_up()` notices files changed outside memoryui by comparing each file's size and stamp
+  (walked by the store's one walker) with what was indexed; throttled across processes by the
+  stored `checked_at`, in a background thread so no search waits for it. On an empty index it
+  builds the whole index, oldest change first.
+- `rebuild()` recreates the index in one transaction: readers see the old one until it commits.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from memoryui.store.walk import walk
+
+from .documents import Doc, DocReader, read_docs, scan
+
+if TYPE_CHECKING:
+    from memoryui.store import Store
+
+log = logging.getLogger("memoryui.search")
+
+DRAIN_EVERY = 0.3  # seconds between background drains of the write queue
+
+
+class ProgressFn(Protocol):
+    def __call__(self, done: int, total: int) -> None: ...
+
+
+class Updater:
+    """The keeping-current half of an index; subclasses provide the storage primitives."""
+
+    def __init__(self, *, catch_up_interval: float = 5.0, background: bool = True) -> None:
+        self.catch_up_interval = catch_up_interval
+        self.background = background
+        self.store: Store | None = None
+        self._catching_up = threading.Lock()
+        self._queue: dict[str, float] = {}  # path -> when it changed
+        self._queue_lock = threading.Lock()
+        self._drain_lock = threading.Lock()
+        self._drainer: threading.Thread | None = None
+        self._drain_at_exit = False
+        self._last_check = 0.0
+
+    # -- storage primitives (backends) ------------------------------------------------------
+    def _write(self, docs: Iterable[Doc], removed: Iterable[str], meta: dict[str, str],
+               clear: bool = False) -> None:
+        raise NotImplementedError
+
+    def _meta(self, key: str) -> str | None:
+        raise NotImplementedError
+
+    def _reset(self, identity: str) -> None:
+        raise NotImplementedError
+
+    def _after_rebuild(self) -> None:
+        pass
+
+    def count(self) -> int:
+        raise NotImplementedError
+
+    def indexed_paths(self) -> dict[str, tuple[int, int]]:
+        """path -> (size, stamp) as indexed."""
+        raise NotImplementedError
+
+    # -- wiring to a store -----------------------------------------------------------------
+    def attach(self, store: Store) -> None:
+        """Follow a store: its writes update the index; a different workspace starts afresh."""
+        self.store = store
+        if self.enqueue not in store.listeners:
+            store.listeners.append(self.enqueue)
+        identity = self._identity(store)
+        if self._meta("identity") != identity:
+            self._reset(identity)
+
+    def _identity(self, store: Store) -> str:
+        """What the stored index belongs to; anything else starts it afresh."""
+        return f"{store.root}|{store.layout.key}"
+
+    def _store(self, store: Store | None) -> Store:
+        store = store or self.store
+        if store is None:
+            raise RuntimeError("the search index is not attached to a store")
+        return store
+
+    # -- the write queue --------------------------------------------------------------------
+    def enqueue(self, paths: Sequence[str]) -> None:
+        """The Store listener: note changed paths for the background drain."""
+        now = time.time()
+        with self._queue_lock:
+            for p in paths:
+                self._queue.pop(p, None)
+                self._queue[p] = now
+            if not self._drain_at_exit:
+                self._drain_at_exit = True
+                atexit.register(self._drain_quietly)
+            if self._drainer is None or not self._drainer.is_alive():
+                self._drainer = threading.Thread(target=self._drain_loop, daemon=True,
+                                                 name="memoryui-search-indexer")
+                self._drainer.start()
+
+    def drain(self) -> int:
+        """Index every queued path now.
+
+        One drain at a time: the exit hook must wait for a drain the background thread has
+        begun, or paths it took from the queue would die with it at interpreter exit.
+        """
+        with self._drain_lock:
+            with self._queue_lock:
+                changed, self._queue = self._queue, {}
+            return self._index_at(changed) if changed else 0
+
+    def _drain_quietly(self) -> None:
+        try:
+            self.drain()
+        except Exception:  # noqa: BLE001 - exiting; the next catch-up scan repairs it
+            log.exception("search index update at exit failed")
+
+    def _drain_loop(self) -> None:
+        while True:
+            time.sleep(DRAIN_EVERY)
+            with self._queue_lock:
+                if not self._queue:
+                    self._drainer = None
+                    return
+            try:
+                self.drain()
+            except Exception:  # noqa: BLE001 - the next catch-up scan repairs the index
+                log.exception("search index update failed")
+
+    def update(self, paths: Sequence[str], store: Store | None = None,
+               recency: float | None = None) -> int:
+        """Re-read these files now (`recency`: when they changed, if git does not know)."""
+        when = time.time() if recency is None else recency
+        return self._index_at({p: when for p in paths}, store)
+
+    def _index_at(self, changed: dict[str, float | None], store: Store | None = None) -> int:
+        docs, removed = read_docs(self._store(store), changed)
+        self._write(docs, removed, {})
+        return len(docs) + len(removed)
+
+    # -- whole-workspace passes ---------------------------------------------------------------
+    def rebuild(self, store: Store | None = None, progress: ProgressFn | None = None) -> dict:
+        """Index every file from scratch in one transaction (readers keep the old index)."""
+        store = self._store(store)
+        started = time.perf_counter()
+        now = str(time.time())
+        self._build(store, progress, clear=True,
+                    meta={"identity": self._identity(store), "built_at": now, "checked_at": now})
+        self._after_rebuild()
+        self._last_check = time.monotonic()
+        return {"files": self.count(), "seconds": time.perf_counter() - started}
+
+    def _build(self, store: Store, progress: ProgressFn | None, *, clear: bool,
+               meta: dict[str, str]) -> list[str]:
+        """Write every walked file, oldest change first: row order is recency order."""
+        files = {e.path: e.mtime for e in walk(store.root)}
+        last = store.last_changes()
+
+        def when(p: str) -> float:
+            info = last.get(p)
+            return float(info["time"]) if info and info.get("time") else files[p]
+
+        # Commit times have one-second resolution: the file's stamp orders ties.
+        paths = sorted(files, key=lambda p: (when(p), files[p], p))
+        total = len(paths)
+        reader = DocReader(store, bulk=True)
+
+        def docs() -> Iterable[Doc]:
+            for i, p in enumerate(paths, 1):
+                doc = reader.read(p)
+                if doc is not None:
+                    yield doc
+                if progress is not None and (i % 250 == 0 or i == total):
+                    progress(i, total)
+
+        if progress is not None and total == 0:
+            progress(0, 0)
+        self._write(docs(), [], meta, clear=clear)
+        return paths
+
+    def catch_up(self, store: Store | None = None) -> list[str]:
+        """Index what changed on disk without memoryui (agents writing natively, editors)."""
+        store = self._store(store)
+        with self._catching_up:
+            self._last_check = time.monotonic()
+            indexed = self.indexed_paths()
+            if not indexed:  # the first use: build it all, in order of change
+                built = self._build(store, None, clear=False,
+                                    meta={"built_at": str(time.time()),
+                                          "checked_at": str(time.time())})
+                return sorted(built)
+            on_disk = scan(store.root)
+            changed = sorted((p for p, st in on_disk.items() if indexed.get(p) != st),
+                             key=lambda p: (on_disk[p][1], p))
+            gone = [p for p in indexed if p not in on_disk]
+            docs, refused = read_docs(store, dict.fromkeys(changed))
+            self._write(docs, gone + refused, {"checked_at": str(time.time())})
+            if changed or gone:
+                log.info("search index caught up with %d outside changes",
+                         len(changed) + len(gone))
+            return sorted(changed + gone)
+
+    def maybe_catch_up(self) -> None:
+        """Throttled catch_up before a search: at most once per interval across processes."""
+        if self.store is None:
+            return
+        now = time.monotonic()
+        if now - self._last_check < self.catch_up_interval:
+            return
+        self._last_check = now
+        try:
+            checked = float(self._meta("checked_at") or 0)
+        except ValueError:
+            checked = 0.0
+        if checked and time.time() - checked < self.catch_up_interval:
+            return
+        if self.background and checked:
+            if self._catching_up.locked():
+                return
+            threading.Thread(target=self._catch_up_quietly, name="memoryui-search-catch-up",
+                             daemon=True).start()
+        else:
+            self._catch_up_quietly()  # first use: build before answering
+
+    def _catch_up_quietly(self) -> None:
+        try:
+            self.catch_up()
+        except Exception:  # noqa: BLE001 - a failed scan must not fail a search
+            log.exception("search index catch-up failed")
+

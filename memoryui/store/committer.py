@@ -1,0 +1,86 @@
+"""When journaled writes become commits: at once, or grouped by a background thread.
+
+`delay=0` commits before each write returns; a positive delay lets one daemon thread
+turn the journal into commits every `delay` seconds (what the server uses for agent
+traffic: one commit per author per tick), and an exit hook commits what is left.
+A git failure never loses a write: the record stays journaled and the next attempt
+commits it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+import weakref
+
+from .gitrepo import GitRepo
+
+log = logging.getLogger("memoryui.store")
+
+
+class Committer:
+    """The commit cadence of one Store."""
+
+    def __init__(self, git: GitRepo, delay: float = 0.0):
+        self.git = git
+        self.delay = delay
+        self.stop = threading.Event()  # set: the background thread ends, no more ticks
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def after_write(self, record_id: str) -> str | None:
+        """The commit of a write just journaled (None while it waits for the next tick)."""
+        if self.delay <= 0:
+            return self.safe_flush().get(record_id)
+        self._ensure_thread()
+        return None
+
+    def safe_flush(self) -> dict[str, str]:
+        """Commit now; a git failure leaves the write pending for the next attempt."""
+        try:
+            return self.git.flush()
+        except Exception:  # noqa: BLE001 - the file write already succeeded
+            log.exception("commit failed; the change stays pending and is retried")
+            return {}
+
+    def sync(self) -> None:
+        """Make history current before reading it (deferred writes get committed)."""
+        if self.git.has_uncommitted():
+            self.safe_flush()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.safe_flush()
+
+    def _ensure_thread(self) -> None:
+        if self._thread is not None and self._thread.is_alive():
+            return
+        with self._lock:
+            if self._thread is not None and self._thread.is_alive():
+                return
+            ref = weakref.ref(self)
+            stop, delay = self.stop, self.delay
+
+            def loop() -> None:
+                while not stop.wait(delay):
+                    committer = ref()
+                    if committer is None:
+                        return
+                    if committer.git.has_uncommitted():
+                        try:
+                            committer.git.flush(blocking=False)
+                        except Exception:  # noqa: BLE001
+                            log.exception("deferred commit failed; retrying next tick")
+                    del committer
+
+            self._thread = threading.Thread(target=loop, name="memoryui-committer",
+                                            daemon=True)
+            self._thread.start()
+            atexit.register(_flush_at_exit, weakref.ref(self))
+
+
+def _flush_at_exit(ref: weakref.ref) -> None:
+    committer = ref()
+    if committer is not None and not committer.stop.is_set():
+        committer.close()

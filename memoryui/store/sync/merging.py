@@ -1,0 +1,195 @@
+"""The tree of a sync merge, decided file by file.
+
+Rules (README "Sync"): a file only one side changed takes that side; daily logs changed on
+both sides are merged entry by entry (daily.merge_daily); any other file changed on both
+sides is a three-way merge (store/merge.py); a file that cannot merge (overlapping edits,
+modified on one side and deleted on the other, added differently on both, binary, a link)
+keeps OUR version and becomes a sync conflict. A file whose conflict is still open keeps our
+version whatever the remote does, and its record follows the remote's newest version.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pygit2
+
+from ..gitrepo import run_git
+from ..layout import Kind, Layout
+from ..merge import merge3
+from .config import SyncError
+from .daily import merge_daily
+from .state import SyncConflict
+
+BLOB = int(pygit2.enums.FileMode.BLOB)
+EXEC = int(pygit2.enums.FileMode.BLOB_EXECUTABLE)
+TREE = int(pygit2.enums.FileMode.TREE)
+Item = tuple[str, int]  # (blob sha, file mode)
+LABELS = ("local", "common base", "remote")
+
+UNRELATED = (
+    "the workspace's history and the remote's have no commit in common, so memoryui will not "
+    "merge them. Either point MEMORYUI_WORKSPACE at an empty folder to start from a clone of "
+    "the remote, or push this workspace to an empty remote repository (or unset "
+    "MEMORYUI_REMOTE to keep working without sync)"
+)
+
+
+@dataclass
+class Plan:
+    """How to bring `theirs` into `ours`: a fast-forward, or a merge tree."""
+
+    ours: str | None
+    theirs: str
+    base: str | None
+    fast_forward: bool
+    tree: str  # the resulting tree
+    changes: dict[str, Item | None] = field(default_factory=dict)  # applied to ours
+    conflicts: dict[str, SyncConflict] = field(default_factory=dict)  # new or updated
+    merged: list[str] = field(default_factory=list)  # paths merged from both sides
+
+
+def flat_changes(repo: pygit2.Repository, a: pygit2.Tree | None,
+                 b: pygit2.Tree) -> dict[str, Item | None]:
+    """path -> (blob, mode) in `b`, or None where `b` deleted it, for every path that differs."""
+    diff = a.diff_to_tree(b) if a is not None else b.diff_to_tree(swap=True)
+    out: dict[str, Item | None] = {}
+    for d in diff.deltas:
+        status = d.status
+        if status == pygit2.enums.DeltaStatus.DELETED:
+            out[d.old_file.path] = None
+        else:
+            out[d.new_file.path] = (str(d.new_file.id), int(d.new_file.mode))
+    return out
+
+
+def item_at(tree: pygit2.Tree | None, path: str) -> Item | None:
+    if tree is None:
+        return None
+    try:
+        entry = tree[path]
+    except KeyError:
+        return None
+    if entry.type_str == "tree":
+        return None
+    return (str(entry.id), int(entry.filemode))
+
+
+def _text(repo: pygit2.Repository, item: Item | None) -> str | None:
+    """The file's text, None when absent; ValueError when it is not UTF-8 text."""
+    if item is None:
+        return None
+    data = repo[item[0]].data
+    if b"\0" in data:
+        raise ValueError("binary")
+    return data.decode("utf-8")
+
+
+def make_plan(repo: pygit2.Repository, layout: Layout, ours: str | None, theirs: str,
+              open_conflicts: dict[str, SyncConflict], workdir: Path, now: float,
+              allow_unrelated: bool = False) -> Plan:
+    """The merge of `theirs` into `ours`. Unrelated histories merge from an empty base only
+    when allowed: two clones that both started from an empty remote (bootstrap vetted it)."""
+    theirs_tree = repo[theirs].peel(pygit2.Tree)
+    if ours is None or ours == theirs or repo.descendant_of(theirs, ours):
+        return Plan(ours, theirs, ours, True, str(theirs_tree.id))
+    base_oid = repo.merge_base(ours, theirs)
+    if base_oid is None and not allow_unrelated:
+        raise SyncError(UNRELATED)
+    base = str(base_oid) if base_oid is not None else None
+    base_tree = repo[base].peel(pygit2.Tree) if base else None
+    ours_tree = repo[ours].peel(pygit2.Tree)
+    plan = Plan(ours, theirs, base, False, str(ours_tree.id))
+    mine = flat_changes(repo, base_tree, ours_tree)
+    for path, t in sorted(flat_changes(repo, base_tree, theirs_tree).items()):
+        open_ = open_conflicts.get(path)
+        if open_ is not None:
+            if (t[0] if t else None) != open_.theirs:
+                plan.conflicts[path] = SyncConflict(
+                    path, open_.base, open_.ours, t[0] if t else None,
+                    _last_commit(repo, base or ours, theirs, path), open_.since)
+            continue
+        if path not in mine:
+            plan.changes[path] = t
+            continue
+        o = mine[path]
+        if o == t:
+            continue
+        b = item_at(base_tree, path)
+        merged = _merge_file(repo, layout, path, b, o, t, workdir)
+        if merged is None:
+            plan.conflicts[path] = SyncConflict(
+                path, b[0] if b else None, o[0] if o else None, t[0] if t else None,
+                _last_commit(repo, base or ours, theirs, path), now)
+        else:
+            plan.changes[path] = merged
+            plan.merged.append(path)
+    plan.tree = str(apply_changes(repo, ours_tree, plan.changes))
+    return plan
+
+
+def _merge_file(repo: pygit2.Repository, layout: Layout, path: str, b: Item | None,
+                o: Item | None, t: Item | None, workdir: Path) -> Item | None:
+    """The merged (blob, mode), or None when the file cannot merge."""
+    if o is None or t is None:
+        return None  # modified on one side, deleted on the other
+    if o[1] not in (BLOB, EXEC) or t[1] not in (BLOB, EXEC):
+        return None  # links and submodules are never merged
+    try:
+        bt, ot, tt = _text(repo, b), _text(repo, o), _text(repo, t)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    assert ot is not None and tt is not None
+    addr = layout.address(path)
+    if addr is not None and addr.kind == Kind.DAILY:
+        text = merge_daily(bt, ot, tt)
+    else:
+        result = merge3(bt or "", ot, tt, workdir, LABELS)
+        if result is None or result.conflicts:
+            return None
+        text = result.text
+    return (str(repo.create_blob(text.encode())), o[1])
+
+
+def _last_commit(repo: pygit2.Repository, base: str, theirs: str, path: str) -> str:
+    """The newest remote commit that changed the file (the tip when git cannot say)."""
+    out = run_git(Path(repo.workdir or repo.path), "log", "-1", "--format=%H",
+                  f"{base}..{theirs}", "--", f":(literal){path}", check=False)
+    sha = out.decode().strip()
+    return sha if len(sha) == 40 else theirs
+
+
+def apply_changes(repo: pygit2.Repository, tree: pygit2.Tree | None,
+                  changes: dict[str, Item | None]) -> pygit2.Oid:
+    """A new tree: `tree` with files set (blob, mode) or removed (None)."""
+    oid = _apply(repo, tree, changes)
+    return oid if oid is not None else repo.TreeBuilder().write()
+
+
+def _apply(repo: pygit2.Repository, tree: pygit2.Tree | None,
+           changes: dict[str, Item | None]) -> pygit2.Oid | None:
+    tb = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
+    nested: dict[str, dict[str, Item | None]] = {}
+    for path, item in changes.items():
+        head, _, rest = path.partition("/")
+        if rest:
+            nested.setdefault(head, {})[rest] = item
+        elif item is None:
+            if tb.get(head) is not None:
+                tb.remove(head)
+        else:
+            tb.insert(head, pygit2.Oid(hex=item[0]), item[1])
+    for name, sub in nested.items():
+        existing = tb.get(name)
+        subtree = repo[existing.id] if existing is not None and existing.type_str == "tree" \
+            else None
+        new = _apply(repo, subtree, sub)
+        if new is None:
+            if existing is not None:
+                tb.remove(name)
+        else:
+            tb.insert(name, new, TREE)
+    if len(tb) == 0:
+        return None
+    return tb.write()

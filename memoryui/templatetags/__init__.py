@@ -1,1 +1,0 @@
-"""Template tags and filters of the memoryui app."""

@@ -1,0 +1,32 @@
+"""The one web toolkit: every UI area (browse, history, review, search, sync, tokens) uses
+these instead of its own copy. See /tmp/notes/web-common-api.md for the list.
+
+- errors:    BadInput, error_page, web_errors (one error template: web/error.html)
+- responses: render_page, fragment_or_page, is_fragment, vary, vary_on_htmx
+- editing:   actor_of, normalize_text, commit_of, preview_context, conflict_context
+- timefmt:   ago, isotime, fulltime (the `ago` template filter prints the same)
+- fields:    StoreRuleField (a form field checked by a store name rule)
+- diffs:     file_views, anchor_for, FileView (drawn diffs, from memoryui.web.diffview)
+"""
+
+from memoryui.web.diffview import FileView, anchor_for, file_views
+
+from .editing import (
+    ConflictView,
+    actor_of,
+    commit_of,
+    conflict_context,
+    normalize_text,
+    preview_context,
+)
+from .errors import ERROR_TEMPLATE, BadInput, error_page, web_errors
+from .fields import StoreRuleField
+from .responses import fragment_or_page, is_fragment, render_page, vary, vary_on_htmx
+from .timefmt import ago, fulltime, isotime
+
+__all__ = [
+    "ERROR_TEMPLATE", "BadInput", "ConflictView", "FileView", "StoreRuleField", "actor_of", "ago", "anchor_for",
+    "commit_of", "conflict_context", "error_page", "file_views", "fragment_or_page",
+    "fulltime", "is_fragment", "isotime", "normalize_text", "preview_context", "render_page",
+    "vary", "vary_on_htmx", "web_errors",
+]

@@ -1,0 +1,126 @@
+"""One scope's files, the shared folders, and the sidebar: read from their own folders only.
+
+Pages about one file or scope never build the whole hierarchy: they list the shared
+folders (world, global memory, skills, directives) and the current scope's folder through
+the store's one walker (`memoryui.store.walk`: no hidden names, never a symbolic link).
+Always current: nothing here is cached except a path's address.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memoryui.store import Kind, Store, StoreError, walk
+
+from .model import Hierarchy, ScopeNode, new_item
+
+_addresses: dict[tuple[str, str], object] = {}
+
+
+def _address(store: Store, path: str) -> object:
+    """`store.address_of`, remembered: a path's address never changes within a layout."""
+    key = (store.layout.key, path)
+    try:
+        return _addresses[key]
+    except KeyError:
+        pass
+    if len(_addresses) > 100_000:
+        _addresses.clear()
+    addr = _addresses[key] = store.address_of(path)
+    return addr
+
+
+def _listing(store: Store, folder: str, *, depth: int | None = None) -> list[walk.Entry]:
+    """The files below one workspace folder (an invalid folder lists nothing)."""
+    folder = folder.strip("/")
+    if folder:
+        try:
+            store.abspath(folder)
+        except StoreError:
+            return []
+    return list(walk.walk(store.root, folder, depth=depth))
+
+
+def scope_node(store: Store, scope: str) -> ScopeNode | None:
+    """One scope's files, sizes and last changes, listing only its own folder.
+
+    None when the scope has no folder.
+    """
+    prefix = store.layout.scope_prefix(scope)
+    if not store.is_dir(prefix.rstrip("/")):
+        return None
+    last = store.last_changes()
+    node = ScopeNode(scope)
+    for e in _listing(store, prefix):
+        node.add(new_item(store, e.path, _address(store, e.path), e.size, e.mtime,
+                          last.get(e.path)))
+    node.daily.sort(key=lambda i: i.name or "", reverse=True)
+    return node
+
+
+def shared(store: Store) -> Hierarchy:
+    """World topics, global memory, skills and directives outside any scope, plus the scope
+    names: what every page's sidebar shows, from the few folders that hold them."""
+    h = Hierarchy(store.layout)
+    last = store.last_changes()
+    scopes: dict[str, ScopeNode] = {}
+    seen: set[str] = set()
+    for pat in store.layout.patterns:
+        if pat.scoped:
+            continue
+        if "{" not in pat.template:  # one fixed file, e.g. memory/MEMORY.md
+            folder = pat.template.rpartition("/")[0]
+            entries = [e for e in _listing(store, folder, depth=1) if e.path == pat.template]
+        else:
+            folder = pat.template.split("{", 1)[0].rstrip("/")
+            entries = _listing(store, folder) if folder else []
+        for e in entries:
+            if e.path in seen:
+                continue
+            addr = _address(store, e.path)
+            if addr is None or addr.kind != pat.kind or addr.scope is not None:
+                continue
+            seen.add(e.path)
+            h.place(store, scopes, new_item(store, e.path, addr, e.size, e.mtime,
+                                            last.get(e.path)))
+    h.scope_names = store.scopes()
+    return h
+
+
+def sidebar(store: Store, current_path: str | None = None, scope: str | None = None,
+            node: ScopeNode | None = None) -> dict[str, Any]:
+    """Context for `{% include "web/_sidebar.html" %}`; any page can add it.
+
+    `current_path` marks the open file (and expands its scope); `scope` expands a scope
+    without a file (scope pages, scope history); pass `node` when the page already has it.
+    Lists only the shared folders and the current scope's folder, never the whole tree.
+    """
+    h = shared(store)
+    current_scope = scope
+    current_kind = None
+    current_month = None
+    if current_path:
+        try:
+            addr = store.address_of(current_path)
+        except StoreError:
+            addr = None
+        current_kind = addr.kind.value if addr else None
+        current_scope = current_scope or (addr.scope if addr else None) or \
+            store.layout.scope_of(current_path)
+        if addr and addr.kind == Kind.DAILY:
+            current_month = (addr.name or "")[:7]
+    if current_scope and (node is None or node.name != current_scope):
+        try:
+            node = scope_node(store, current_scope)
+        except StoreError:
+            node = None
+    if node is not None and current_month is None and node.daily:
+        current_month = (node.daily[0].name or "")[:7]
+    return {"sidebar": {
+        "h": h,
+        "current_path": current_path or "",
+        "current_scope": current_scope or "",
+        "current_kind": current_kind or "",
+        "current_month": current_month or "",
+        "scope": node,
+    }}

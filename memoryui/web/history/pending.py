@@ -1,0 +1,187 @@
+"""Pending changes: files changed outside memoryui, committed or discarded by a curator.
+
+One `git status` per page (the store's `pending()`). An item the store refuses (a symbolic
+link, something that is not a regular file) is shown with its reason and can only be
+discarded: it is never read, diffed or committed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from memoryui.roles import CURATOR, VIEWER, require_role
+from memoryui.store import Actor, InvalidName, NotFound, Store, walk
+from memoryui.store.diffs import FileDiff, diff_texts
+from memoryui.web.common import (
+    BadInput,
+    actor_of,
+    fragment_or_page,
+    is_fragment,
+    render_page,
+    vary_on_htmx,
+    web_errors,
+)
+from memoryui.web.diffview import FileView, anchor_for, file_views
+from memoryui.workspace import get_store
+
+from .forms import CommittedQuery, PendingCommitForm, PendingDiscardForm, first_error, pending_path
+
+PENDING_INLINE_DIFFS = 25  # more pending files load their diff on demand
+MAX_PENDING_DIFF_CHARS = 1_000_000
+
+
+@dataclass
+class PendingItem:
+    path: str
+    status: str
+    owner: Actor
+    refused: str | None = None  # why it cannot be committed (e.g. a symbolic link)
+    diff: FileView | None = None
+
+    @property
+    def anchor(self) -> str:
+        return anchor_for(self.path)
+
+    @property
+    def diffs(self) -> list[FileView]:
+        return [self.diff] if self.diff else []
+
+    @property
+    def owner_label(self) -> str:
+        return self.owner.trailer if self.owner.kind != "external" else "workspace (no scope)"
+
+
+def _item(store: Store, entry: object) -> PendingItem:
+    return PendingItem(entry.path, entry.status, store.owner_of(entry.path),
+                       getattr(entry, "refused", None))
+
+
+def _read_working(store: Store, path: str) -> str | None:
+    data = walk.read_nofollow(store.root, path)
+    return None if data is None else data.decode("utf-8", "replace")
+
+
+def _pending_diff(store: Store, item: PendingItem) -> FileView | None:
+    """HEAD's version against the working file, diffed in memory (no git command).
+
+    None for a refused item (nothing behind a link is ever read) or a name the store's
+    readers do not take.
+    """
+    if item.refused:
+        return None
+    path = item.path
+    try:
+        old = store.file_at(path, "HEAD") if store.head() else None
+        new = None if item.status == "deleted" else _read_working(store, path)
+    except InvalidName:
+        return None
+    if len(old or "") + len(new or "") > MAX_PENDING_DIFF_CHARS:
+        # difflib is quadratic in the worst case; a rewrite of a huge file is not drawn.
+        fd = FileDiff(path, status="added" if old is None else "deleted" if new is None
+                      else "modified")
+        return FileView(fd, anchor_for(path), too_large=True)
+    return file_views([diff_texts(old, new, path)])[0]
+
+
+@require_GET
+@require_role(VIEWER)
+@web_errors
+def pending(request: HttpRequest) -> HttpResponse:
+    store = get_store()
+    items = [_item(store, e) for e in store.pending()]
+    drawable = [it for it in items if not it.refused]
+    for item in drawable[:PENDING_INLINE_DIFFS]:
+        item.diff = _pending_diff(store, item)
+    return render_page(request, "web/history/pending.html", {
+        "items": items, "committed": CommittedQuery(request.GET).shas(), "only": None,
+        "inline_limit": PENDING_INLINE_DIFFS, "refused": [it for it in items if it.refused],
+    })
+
+
+@require_GET
+@require_role(VIEWER)
+@web_errors
+def pending_diff(request: HttpRequest, path: str) -> HttpResponse:
+    try:
+        path = pending_path(path)
+    except InvalidName as exc:
+        raise BadInput(str(exc)) from None
+    store = get_store()
+    entry = next((e for e in store.pending() if e.path == path), None)
+    if entry is None:
+        raise NotFound(f"{path} has no pending change")
+    item = _item(store, entry)
+    item.diff = _pending_diff(store, item)
+    return fragment_or_page(request, "web/history/pending.html",
+                            "web/history/_pending_diff.html", {
+                                "item": item, "items": [item], "committed": [], "only": path,
+                                "inline_limit": 1}, sidebar=True, path=path)
+
+
+def _chosen(request: HttpRequest, form_class: type) -> object:
+    form = form_class(request.POST)
+    if not form.is_valid():
+        raise BadInput(first_error(form))
+    return form
+
+
+@require_role(CURATOR)
+@require_POST
+@web_errors
+def pending_commit(request: HttpRequest) -> HttpResponse:
+    form = _chosen(request, PendingCommitForm)
+    d = form.cleaned_data
+    if not d["paths"]:
+        messages.error(request, "Select at least one file to commit.")
+        return redirect("pending")
+    me = d["attribute"] == "me"
+    store = get_store()
+    shas = store.commit_pending(d["paths"], actor=actor_of(request) if me else None,
+                                message=d["message"].strip() or None)
+    refused = getattr(shas, "refused", [])
+    for e in refused:
+        messages.warning(request, f"Not committed: {e.path} is {e.refused}.")
+    if not shas:
+        if not refused:
+            messages.warning(request, "Nothing was committed: the selected files no longer "
+                                      "have pending changes.")
+        return redirect("pending")
+    who = f"you ({request.user.get_username()})" if me else "the owning scopes"
+    count = len(d["paths"]) - len(refused)
+    messages.success(request, f"Committed {count} file(s) in {len(shas)} commit(s), "
+                              f"attributed to {who}.")
+    return redirect(reverse("pending") + "?" + CommittedQuery.encode(list(shas)))
+
+
+@vary_on_htmx
+@require_role(CURATOR)
+@require_POST
+@web_errors
+def pending_discard(request: HttpRequest) -> HttpResponse:
+    form = _chosen(request, PendingDiscardForm)
+    paths = form.cleaned_data["paths"]
+    if not paths:
+        messages.error(request, "Select at least one file to discard.")
+        return redirect("pending")
+    store = get_store()
+    if not form.confirmed:
+        pending_now = {e.path: e for e in store.pending()}
+        items = [_item(store, pending_now[p]) for p in paths if p in pending_now]
+        return render_page(request, "web/history/discard_confirm.html", {"items": items})
+    done = store.discard_pending(paths)
+    if done:
+        messages.success(request, f"Discarded the outside changes to {len(done)} file(s): "
+                                  + ", ".join(done[:10]) + (" …" if len(done) > 10 else ""))
+    else:
+        messages.warning(request, "Nothing was discarded: the selected files no longer have "
+                                  "pending changes.")
+    if is_fragment(request):
+        return HttpResponseClientRedirect(reverse("pending"))
+    return redirect("pending")

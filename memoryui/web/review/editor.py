@@ -1,0 +1,113 @@
+"""The promotion editor: rendering it (fragment in the queue, or a page) and saving it.
+
+A save is refused with the editor shown again, the lead's text kept: a stale target
+(409, with a merge of their change), broken SKILL.md rules, a budget crossed without
+confirmation, merge markers left in the text.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+
+from memoryui import review
+from memoryui.review.state import LEDGER
+from memoryui.store import Conflict, Store, StoreError
+from memoryui.store import promote as promote_text
+from memoryui.store.merge import has_conflict_markers
+from memoryui.store.skills import SkillError
+from memoryui.web import hierarchy
+from memoryui.web.common import (
+    actor_of,
+    conflict_context,
+    is_fragment,
+    normalize_text,
+    preview_context,
+    vary,
+)
+
+from .helpers import T, done
+
+
+def editor(request: HttpRequest, store: Store, ctx: dict, data: dict, *,
+           items: list[review.Item], target: review.Target | None, text: str = "",
+           base: str = "", place: int | None = None, message: str = "", status: int = 200,
+           error: str = "", name_error: str = "", problems: list[str] | None = None,
+           conflict: dict | None = None, over_budget: bool = False, markers: bool = False,
+           kind: str = "") -> HttpResponse:
+    """The editor; `target` is None while the lead still has to name a topic or skill."""
+    slot = data["slot"]
+    ctx = {
+        **ctx, "items": items, "target": target, "text": text, "base": base, "place": place,
+        "description": data["description"].strip(), "message": message, "error": error,
+        "name_error": name_error, "problems": problems or [], "conflict": conflict,
+        "markers": markers, "already": [it for it in items if it.status == "promoted"],
+        "slot": slot, "entry_keys": [it.key for it in items],
+        "kind": target.kind.value if target else kind,
+        "name": (target.name if target else data["name"].strip()) or "",
+    }
+    if target is not None:
+        info = review.budget_info(store, target.kind, text, target.text)
+        before = None
+        if info.budget and target.text is not None:
+            before = hierarchy.budget_view(info.budget, info.old_size or 0, info.old_lines or 0)
+        ctx.update({
+            "budget_before": before,
+            "headings": promote_text.headings(target.text or ""),
+            "budget": info, "over_budget": over_budget or info.crosses,
+            "default_message": review.default_message(target, items),
+            "preview": preview_context(store, text, kind=target.kind), "path": target.path,
+        })
+    # htmx swaps the editor section itself, in the queue or on the editor's own page.
+    name = "_promote_editor.html" if is_fragment(request) else "promote.html"
+    return vary(render(request, T + name, ctx, status=status))
+
+
+def save(request: HttpRequest, store: Store, ctx: dict, data: dict,
+         items: list[review.Item], target: review.Target) -> HttpResponse:
+    """One commit on the target, or the editor again saying why not (nothing written)."""
+    text = normalize_text(data["text"])
+    base = data["base"].strip()
+    again = functools.partial(editor, request, store, ctx, data, items=items, target=target,
+                              text=text, base=base, place=data["place"],
+                              message=data["message"].strip())
+    posted_path = data["path"]
+    if posted_path and posted_path != target.path:
+        return again(status=400, error=f"The target changed from {posted_path} to "
+                     f"{target.path} in the form; check the text and save again.",
+                     base=target.base)
+    if has_conflict_markers(text) and not data["allow_markers"]:
+        return again(status=400, markers=True,
+                     error="The text still has merge markers (<<<<<<<, =======, >>>>>>>); "
+                     "resolve them, or tick the box to save them as they are.")
+    try:
+        promo = review.promote_entries(store, LEDGER, actor=actor_of(request),
+                                       keys=[it.key for it in items], target=target,
+                                       text=text, base=base, message=data["message"],
+                                       over_budget_ok=data["over_budget_ok"])
+    except Conflict as exc:
+        view = conflict_context(store, target.path, mine=text, base=base, exc=exc)
+        fresh = review.make_target(store, target.kind.value, target.scope, target.name)
+        return again(status=409, target=fresh, text=view.text, base=view.base,
+                     conflict=view.ctx, markers=view.markers,
+                     error=f"{target.path} changed since you opened the editor; nothing was "
+                     "saved.")
+    except SkillError as exc:
+        return again(status=400, problems=exc.problems,
+                     error="The SKILL.md front matter breaks the Agent Skills rules:")
+    except review.OverBudget as exc:
+        return again(status=400, over_budget=True, error=str(exc))
+    except StoreError as exc:
+        return again(status=exc.status, error=str(exc))
+    n = len(items)
+    messages.success(request, f"Promoted {'1 entry' if n == 1 else f'{n} entries'} into "
+                     f"{promo.target_path} (commit {promo.commit_sha[:8]}).")
+    if not is_fragment(request):
+        return HttpResponseRedirect(ctx["next"])
+    if data["slot"] == "page":  # the editor's own page: go back to where the lead came from
+        return vary(HttpResponse(headers={"HX-Redirect": ctx["next"]}))
+    touched = review.resolve(store, LEDGER, [it.key for it in items], missing_ok=True)
+    return done(request, touched, ctx["next"], bulk_done=data["slot"] == "bulk", recent=True)

@@ -1,0 +1,80 @@
+"""The search page's query string, read by one form: each filter's mistake is said next to it.
+
+Dates use the search package's own rule (`parse_date`: YYYY-MM-DD from 1900 to 2999), so the
+page and the API refuse the same dates with the same words.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django import forms
+
+from memoryui.search import QueryError, parse_date
+from memoryui.store.names import SCOPE_RE
+
+MAX_PAGE = 50
+
+
+class FilterDateField(forms.CharField):
+    """An optional `YYYY-MM-DD` (what `<input type=date>` sends), in the search's range."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(required=False, max_length=40, **kwargs)
+
+    def clean(self, value: object) -> dt.date | None:
+        text = super().clean(value)
+        if not text:
+            return None
+        try:
+            return parse_date(text)
+        except QueryError as exc:
+            raise forms.ValidationError(exc.message) from None
+
+
+class SearchForm(forms.Form):
+    """`?q=&scope=&kind=&from=&to=&page=` (`from`/`to` are added in __init__: keywords)."""
+
+    q = forms.CharField(required=False, max_length=4000)
+    scope = forms.CharField(required=False, max_length=200)
+    kind = forms.ChoiceField(required=False, error_messages={
+        "invalid_choice": "Unknown kind %(value)s."})
+    page = forms.CharField(required=False, max_length=20)
+
+    def __init__(self, data: object, *, kinds: list[tuple[str, str]]) -> None:
+        super().__init__(data)
+        self.fields["kind"].choices = [("", "Any"), *kinds]
+        self.fields["from"] = FilterDateField(label="From")
+        self.fields["to"] = FilterDateField(label="To")
+
+    def clean_scope(self) -> str:
+        scope = self.cleaned_data["scope"]
+        if scope and not SCOPE_RE.match(scope):
+            raise forms.ValidationError(f"Invalid name {scope!r}.")
+        return scope
+
+    def clean_page(self) -> int:
+        """Lenient on purpose: a hand-edited page number shows page 1 (or the last allowed)."""
+        try:
+            return min(max(int(self.cleaned_data["page"] or 1), 1), MAX_PAGE)
+        except ValueError:
+            return 1
+
+    def clean(self) -> dict:
+        data = super().clean()
+        first, last = data.get("from"), data.get("to")
+        if first and last and first > last:
+            self.add_error("from", f"{first} is after the end date {last}.")
+        return data
+
+    def value(self, name: str) -> object:
+        """The cleaned value, or None when the field was refused."""
+        return self.cleaned_data.get(name) if hasattr(self, "cleaned_data") else None
+
+    def messages(self) -> list[str]:
+        """Every refusal as "Field: message", for the results area."""
+        out = []
+        for name, errs in self.errors.items():
+            label = self.fields[name].label or name.capitalize() if name in self.fields else ""
+            out += [f"{label}: {e}" if label else str(e) for e in errs]
+        return out

@@ -1,0 +1,271 @@
+"""The index stays current: every write, restore, pending commit, outside edit and git
+operation is found, with the time git gives it, and nothing is ever read through a link."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import subprocess
+import time
+from pathlib import Path
+
+from memoryui.search import PostgresSearchIndex, SearchIndex
+from memoryui.store import Actor, Store
+from tests.search.helpers import ALICE, BOT, daily, note, paths
+
+DAY = 86400
+
+
+def test_writes_deletes_renames_and_restores_update_the_index(store, index):
+    p = note(store, "ops-bot", "disk", "The disk on db-3 is nearly full.\n")
+    assert paths(index.search("nearly full")) == [p]
+
+    res = store.write(p, "The disk on db-3 was resized.\n", actor=BOT, tool="test")
+    assert index.search("nearly full").hits == []
+    assert paths(index.search("resized")) == [p]
+
+    first_commit = store.log(p)[-1].sha
+    store.restore(p, first_commit, actor=ALICE)
+    assert paths(index.search("nearly full")) == [p]
+    assert res.changed
+
+    moved = store.path_for("note", "ops-bot", "disk-db3")
+    store.rename(p, moved, actor=BOT, tool="test")
+    assert paths(index.search("nearly full")) == [moved]
+
+    store.delete(moved, actor=BOT, tool="test")
+    assert index.search("nearly full").hits == []
+    assert index.count() == 0
+
+
+def test_appends_are_searchable_at_once(store, index):
+    path = daily(store, "ops-bot", "2026-02-12", ("09:00", "first entry about redis"))
+    daily(store, "ops-bot", "2026-02-12", ("10:00", "second entry about memcached"))
+    assert paths(index.search("memcached")) == [path]
+    assert paths(index.search("redis")) == [path]
+
+
+def test_deferred_commits_are_searchable_before_they_are_committed(tmp_path):
+    s = Store(tmp_path / "ws", commit_delay=30)
+    idx = SearchIndex(tmp_path / "s.db", catch_up_interval=0, background=False)
+    idx.attach(s)
+    path = s.path_for("note", "ops-bot", "quick")
+    s.write(path, "lightning fast\n", actor=BOT, tool="test")
+    assert paths(idx.search("lightning")) == [path]
+    s.close()
+
+
+def test_an_outside_change_is_picked_up(store, index):
+    p = note(store, "ops-bot", "edited", "original wording\n")
+    full = store.root / p
+    full.write_text("rewritten by hand in vim\n")
+    (store.root / "agents/ops-bot/memory/notes/native.md").write_text("written natively\n")
+    assert set(paths(index.search("rewritten OR natively"))) == {
+        p, "agents/ops-bot/memory/notes/native.md"}
+    assert index.search("original").hits == []
+    full.unlink()
+    assert index.search("rewritten").hits == []
+
+
+def test_catch_up_is_throttled(store, tmp_path):
+    idx = SearchIndex(tmp_path / "t.db", catch_up_interval=3600, background=False)
+    idx.attach(store)
+    note(store, "ops-bot", "a", "alpha\n")
+    idx.search("alpha")  # first use: builds
+    (store.root / "agents/ops-bot/memory/notes/b.md").write_text("bravo\n")
+    assert idx.search("bravo").hits == []  # not yet: the scan ran moments ago
+    assert idx.catch_up() == ["agents/ops-bot/memory/notes/b.md"]
+    assert len(idx.search("bravo").hits) == 1
+
+
+def test_committing_or_discarding_pending_changes_updates_the_index(store, index):
+    p = note(store, "ops-bot", "pend", "the committed text\n")
+    (store.root / p).write_text("an outside edit\n")
+    index.catch_up()
+    assert paths(index.search("outside edit")) == [p]
+    store.discard_pending([p])
+    assert index.search("outside edit").hits == []
+    assert paths(index.search("committed text")) == [p]
+
+    (store.root / p).write_text("another outside edit\n")
+    store.commit_pending()
+    assert paths(index.search("another")) == [p]
+
+
+# -- symbolic links: never followed, never read ---------------------------------------------
+
+
+def test_a_link_to_a_file_outside_the_workspace_is_never_indexed(store, index, tmp_path):
+    secret = tmp_path / "outside" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text("xylophonist-credentials-7731\n")
+    notes = store.root / "agents/ops-bot/memory/notes"
+    note(store, "ops-bot", "plain", "an ordinary note\n")
+    (notes / "k.md").symlink_to(secret)
+    (store.root / "agents/ops-bot/linked").symlink_to(secret.parent, target_is_directory=True)
+    assert index.catch_up() == []  # neither link is a file of the workspace
+    assert index.search("xylophonist").hits == []
+    index.update(["agents/ops-bot/memory/notes/k.md", "agents/ops-bot/linked/secret.txt"])
+    assert index.search("xylophonist").hits == []
+    index.rebuild()
+    assert index.search("xylophonist").hits == []
+    assert index.count() == 1
+
+
+def test_a_file_replaced_by_a_link_leaves_the_index(store, index, tmp_path):
+    p = note(store, "ops-bot", "swap", "quartzite before the swap\n")
+    assert paths(index.search("quartzite")) == [p]
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("quartzite outside\n")
+    (store.root / p).unlink()
+    (store.root / p).symlink_to(outside)
+    index.catch_up()
+    assert index.search("quartzite").hits == []
+    store.notify([p])  # a listener told about the path must not read through the link
+    assert index.search("quartzite").hits == []
+
+
+# -- when a file changed: git's time, not the checkout's -------------------------------------
+
+
+def test_a_backdated_write_shows_its_commit_time(store, index):
+    then = int(time.time()) - 20 * DAY
+    p = note(store, "ops-bot", "old", "twenty days of quiet\n", when=then)
+    [hit] = index.search("quiet").hits
+    assert hit.path == p and hit.recency == then
+    assert hit.date == time.strftime("%Y-%m-%d", time.gmtime(then))
+
+
+def test_a_fresh_index_takes_change_times_from_git_not_the_checkout(store, tmp_path):
+    then = int(time.time()) - 20 * DAY
+    p = note(store, "ops-bot", "memo", "# Memo\n\nnarwhal migration\n", when=then)
+    os.utime(store.root / p, (time.time(), time.time()))  # as a fresh clone leaves it
+    idx = SearchIndex(tmp_path / "fresh.sqlite3", catch_up_interval=0, background=False)
+    idx.attach(store)
+    [hit] = idx.search("narwhal").hits  # the first search builds the index
+    assert hit.recency == then
+    assert paths(idx.search("narwhal", date_to=time.strftime("%Y-%m-%d",
+                                                               time.gmtime(then)))) == [p]
+    idx.close()
+
+
+def _git(root: Path, *args: str, when: int | None = None) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "sync", "GIT_AUTHOR_EMAIL": "sync@example.org",
+           "GIT_COMMITTER_NAME": "sync", "GIT_COMMITTER_EMAIL": "sync@example.org"}
+    if when is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{when} +0000"
+    subprocess.run(["git", "-C", str(root), *args], check=True, env=env, capture_output=True)
+
+
+def test_a_commit_arriving_from_git_shows_its_own_date(store, index):
+    note(store, "ops-bot", "first", "something\n")
+    then = int(time.time()) - 9 * DAY
+    p = "agents/ops-bot/memory/notes/arrived.md"
+    (store.root / p).write_text("pangolin facts from another instance\n")
+    _git(store.root, "add", p)
+    _git(store.root, "commit", "-q", "-m", "arrived", when=then)
+    store.notify([p])  # what a sync round does after integrating commits
+    [hit] = index.search("pangolin").hits
+    assert hit.recency == then
+
+
+def test_many_files_arriving_at_once_show_their_commit_date(store, index):
+    note(store, "ops-bot", "first", "something\n")
+    assert index.catch_up() == []
+    then = int(time.time()) - 40 * DAY
+    folder = store.root / "agents/ops-bot/memory/notes"
+    for i in range(250):  # more than a catch-up looks up one by one
+        (folder / f"bulk-{i:03d}.md").write_text(f"capybara census {i}\n")
+    _git(store.root, "add", "-A")
+    _git(store.root, "commit", "-q", "-m", "a pull", when=then)
+    assert len(index.catch_up()) == 250
+    res = index.search("capybara", limit=200)
+    assert res.total == 250 and {h.recency for h in res.hits} == {then}
+
+
+def test_an_uncommitted_outside_edit_shows_when_it_was_made(store, index):
+    p = note(store, "ops-bot", "later", "first words\n", when=int(time.time()) - 30 * DAY)
+    assert paths(index.search("first words")) == [p]
+    edited = time.time() - 3 * DAY
+    (store.root / p).write_text("okapi edited by hand\n")
+    os.utime(store.root / p, (edited, edited))
+    index.catch_up()
+    [hit] = index.search("okapi").hits
+    assert abs(hit.recency - edited) < 1e-3
+
+
+# -- rebuilding, several workspaces and processes -------------------------------------------
+
+
+def test_rebuild_gives_the_same_index_as_incremental_updates(store, index, tmp_path):
+    for i in range(12):
+        note(store, "ops-bot", f"n{i}", f"# Topic {i}\n\nkafka lag {i} and redis {i % 3}\n")
+    daily(store, "billing-agent", "2026-02-01", ("08:00", "invoice run kafka"))
+    store.delete(store.path_for("note", "ops-bot", "n3"), actor=BOT, tool="test")
+    store.write(store.path_for("note", "ops-bot", "n5"), "# Topic 5\n\nno more queues\n",
+                actor=BOT, tool="test")
+    fresh = SearchIndex(tmp_path / "fresh.db", catch_up_interval=0, background=False)
+    fresh.attach(store)
+    progress: list[tuple[int, int]] = []
+    stats = fresh.rebuild(progress=lambda done, total: progress.append((done, total)))
+    assert stats["files"] == index.count() == 12
+    assert progress[-1] == (12, 12)
+    assert fresh.indexed_paths() == index.indexed_paths()
+    for q in ("kafka", "redis", '"kafka lag"', "topic", "queues", "invoice"):
+        a, b = index.search(q, limit=50), fresh.search(q, limit=50)
+        assert sorted(paths(a)) == sorted(paths(b)), q
+        assert a.total == b.total
+
+
+def test_rebuild_keeps_history_order_for_recency(store, tmp_path):
+    text = "# Same\n\nidentical words\n"
+    older = note(store, "ops-bot", "old", text)
+    newer = note(store, "ops-bot", "new", text)
+    idx = SearchIndex(tmp_path / "r.db", catch_up_interval=3600)
+    idx.attach(store)
+    idx.rebuild()
+    assert paths(idx.search("identical")) == [newer, older]
+
+
+def _spec(index: SearchIndex) -> tuple[str, str]:
+    return (index.backend, str(index.path) if index.backend == "sqlite" else index.dsn)
+
+
+def _open(spec: tuple[str, str], **kw: object) -> SearchIndex:
+    """Another handle on the same index storage (another process would open it this way)."""
+    backend, where = spec
+    return SearchIndex(where, **kw) if backend == "sqlite" else PostgresSearchIndex(where, **kw)
+
+
+def test_another_workspace_starts_a_fresh_index(tmp_path, store, index):
+    note(store, "ops-bot", "here", "only in the first workspace\n")
+    other = Store(tmp_path / "ws2")
+    idx2 = _open(_spec(index), catch_up_interval=0, background=False)
+    idx2.attach(other)
+    assert idx2.search("workspace").hits == []
+    other.close()
+
+
+def _writer(spec: tuple[str, str], ws: str, scope: str, n: int) -> None:
+    s = Store(ws)
+    idx = _open(spec, catch_up_interval=3600)
+    idx.attach(s)
+    for i in range(n):
+        s.write(s.path_for("note", scope, f"n{i}"), f"concurrent note {i}\n",
+                actor=Actor.agent(scope), tool="test")
+    s.close()
+
+
+def test_several_processes_update_one_index(store, index):
+    index.search("warmup")  # creates the file and the first scan
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(_spec(index), str(store.root), f"bot-{k}", 15))
+             for k in range(3)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    res = index.search("concurrent", limit=100, catch_up=False)
+    assert res.total == 45
+    assert index.catch_up() == []  # every write was already indexed by its own process

@@ -96,6 +96,7 @@ class GitRepo:
         self.state_dir = git_dir / "memoryui"
         self.state_dir.mkdir(exist_ok=True)
         self.journal = self.state_dir / "journal.jsonl"
+        self.index_stale = self.state_dir / "index-stale.jsonl"
         self.write_lock = ProcessLock(self.state_dir / "write.lock")
         self.commit_lock = ProcessLock(self.state_dir / "commit.lock")
         self._local = threading.local()
@@ -235,6 +236,9 @@ class GitRepo:
             for batch in sorted(self.state_dir.glob("batch-*.jsonl")):
                 done.update(self._commit_batch(batch, leftover=True))
             with self.write_lock:
+                if self.index_stale.exists():
+                    self.repair(self._holding_since)
+                    self._retry_index()
                 try:
                     if not self.journal.stat().st_size:
                         return done
@@ -273,7 +277,7 @@ class GitRepo:
             changes: dict[str, str | None] = {}
             for r in group:
                 changes[r.path] = r.blob
-            new_tree = _apply_changes(repo, tree, changes)
+            new_tree = apply_changes(repo, tree, changes)
             if tree is not None and new_tree == tree.id:
                 continue
             actor = group[0].actor
@@ -327,8 +331,26 @@ class GitRepo:
         try:
             index.write()
         except pygit2.GitError as exc:
-            # Another git process holds the index: status self-heals on its next refresh.
+            # Another git process holds the index (or a killed writer left its lock): note
+            # the paths, and the next flush refreshes them once the lock is gone or repaired.
             log.warning("index not refreshed: %s", exc)
+            with open(self.index_stale, "a", encoding="utf-8") as fh:
+                fh.write("".join(json.dumps(p) + "\n" for p in sorted(paths)))
+
+    def _retry_index(self) -> None:
+        """Refresh the entries a failed index write left stale (see refresh_index)."""
+        try:
+            lines = self.index_stale.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return
+        self.index_stale.unlink(missing_ok=True)
+        paths = set()
+        for line in lines:
+            try:
+                paths.add(json.loads(line))
+            except ValueError:
+                continue
+        self.refresh_index(paths)
 
     def maintain(self, background: bool = False) -> None:
         """Housekeeping every 500 commits: pack loose objects, refresh the commit-graph.
@@ -408,28 +430,32 @@ def _message(group: list[Record]) -> str:
     return text
 
 
-def _apply_changes(repo: pygit2.Repository, tree: pygit2.Tree | None,
-                   changes: dict[str, str | None]) -> pygit2.Oid:
+def apply_changes(repo: pygit2.Repository, tree: pygit2.Tree | None,
+                  changes: dict[str, str | tuple[str, int] | None]) -> pygit2.Oid:
+    """A new tree: `tree` with files set or removed (None). A value is a blob sha (a regular
+    file) or (blob sha, file mode); the commit engine and sync build trees with it."""
     oid = _apply(repo, tree, changes)
     return oid if oid is not None else repo.TreeBuilder().write()
 
 
 def _apply(repo: pygit2.Repository, tree: pygit2.Tree | None,
-           changes: dict[str, str | None]) -> pygit2.Oid | None:
+           changes: dict[str, str | tuple[str, int] | None]) -> pygit2.Oid | None:
     tb = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
-    nested: dict[str, dict[str, str | None]] = {}
-    for path, blob in changes.items():
+    nested: dict[str, dict[str, str | tuple[str, int] | None]] = {}
+    for path, item in changes.items():
         head, _, rest = path.partition("/")
         if rest:
-            nested.setdefault(head, {})[rest] = blob
-        elif blob is None:
+            nested.setdefault(head, {})[rest] = item
+        elif item is None:
             if tb.get(head) is not None:
                 tb.remove(head)
         else:
-            tb.insert(head, pygit2.Oid(hex=blob), pygit2.enums.FileMode.BLOB)
+            blob, mode = (item, pygit2.enums.FileMode.BLOB) if isinstance(item, str) else item
+            tb.insert(head, pygit2.Oid(hex=blob), mode)
     for name, sub in nested.items():
         existing = tb.get(name)
-        subtree = existing if isinstance(existing, pygit2.Tree) else None
+        subtree = repo[existing.id] if existing is not None and existing.type_str == "tree" \
+            else None
         new = _apply(repo, subtree, sub)
         if new is None:
             if existing is not None:

@@ -109,7 +109,9 @@ def tool(name: str, *, dialect: str, description: str, schema: dict, layouts: se
 
 
 def _load() -> None:
-    # Importing the dialect modules registers their tools.
+    # Importing the dialect modules registers their tools. The dialects import this module
+    # for `tool` and `ToolContext`, so this import is lazy on purpose: a deliberate registry
+    # circle, resolved at first use, never at import time.
     from memoryui.tools import anthropic, duragent, jutul, zerostack  # noqa: F401
 
 

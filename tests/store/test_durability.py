@@ -216,3 +216,18 @@ def test_housekeeping_packs_loose_objects_and_writes_the_commit_graph(store: Sto
     assert any(b"BIDX" in g.read_bytes() for g in graphs), "Bloom filters for path logs"
     assert git(store.root, "status", "--porcelain") == ""
     assert len(store.log(limit=100)) == 30
+
+
+def test_an_index_refresh_blocked_by_a_lock_is_retried_by_the_next_flush(tmp_path: Path) -> None:
+    """A killed writer can leave `index.lock`: the entries it kept us from refreshing must
+    not stay stale (`git status` would show the committed file as modified forever)."""
+    root = tmp_path / "ws"
+    store = Store(root)
+    store.write("memory/MEMORY.md", "one\n", actor=Actor.agent("ops"), tool="t")
+    lock = root / ".git" / "index.lock"
+    lock.write_bytes(b"")
+    store.write("memory/MEMORY.md", "two\n", actor=Actor.agent("ops"), tool="t")
+    assert git(root, "show", "HEAD:memory/MEMORY.md") == "two\n"
+    lock.unlink()  # the lock's owner is gone
+    store.flush()
+    assert git(root, "status", "--porcelain") == ""

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 import pygit2
 
 from ..actors import Actor
-from ..gitrepo import ZERO, run_git
+from ..gitrepo import ZERO, apply_changes, run_git
 from ..workspace import DELETE
 from .config import ConflictChanged, ConflictOpen, NoSuchConflict, SyncError
-from .merging import Item, apply_changes, flat_changes, item_at
+from .merging import Item, flat_changes, item_at
 from .model import FileState, RoundResult, SyncStatus
 from .transport import TransportError
 

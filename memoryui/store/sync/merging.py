@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pygit2
 
-from ..gitrepo import run_git
+from ..gitrepo import apply_changes, run_git
 from ..layout import Kind, Layout
 from ..merge import merge3
 from .config import SyncError
@@ -24,7 +24,6 @@ from .state import SyncConflict
 
 BLOB = int(pygit2.enums.FileMode.BLOB)
 EXEC = int(pygit2.enums.FileMode.BLOB_EXECUTABLE)
-TREE = int(pygit2.enums.FileMode.TREE)
 Item = tuple[str, int]  # (blob sha, file mode)
 LABELS = ("local", "common base", "remote")
 
@@ -158,38 +157,3 @@ def _last_commit(repo: pygit2.Repository, base: str, theirs: str, path: str) -> 
                   f"{base}..{theirs}", "--", f":(literal){path}", check=False)
     sha = out.decode().strip()
     return sha if len(sha) == 40 else theirs
-
-
-def apply_changes(repo: pygit2.Repository, tree: pygit2.Tree | None,
-                  changes: dict[str, Item | None]) -> pygit2.Oid:
-    """A new tree: `tree` with files set (blob, mode) or removed (None)."""
-    oid = _apply(repo, tree, changes)
-    return oid if oid is not None else repo.TreeBuilder().write()
-
-
-def _apply(repo: pygit2.Repository, tree: pygit2.Tree | None,
-           changes: dict[str, Item | None]) -> pygit2.Oid | None:
-    tb = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
-    nested: dict[str, dict[str, Item | None]] = {}
-    for path, item in changes.items():
-        head, _, rest = path.partition("/")
-        if rest:
-            nested.setdefault(head, {})[rest] = item
-        elif item is None:
-            if tb.get(head) is not None:
-                tb.remove(head)
-        else:
-            tb.insert(head, pygit2.Oid(hex=item[0]), item[1])
-    for name, sub in nested.items():
-        existing = tb.get(name)
-        subtree = repo[existing.id] if existing is not None and existing.type_str == "tree" \
-            else None
-        new = _apply(repo, subtree, sub)
-        if new is None:
-            if existing is not None:
-                tb.remove(name)
-        else:
-            tb.insert(name, new, TREE)
-    if len(tb) == 0:
-        return None
-    return tb.write()

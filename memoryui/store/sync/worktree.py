@@ -22,7 +22,7 @@ import pygit2
 
 from .. import walk
 from ..errors import InvalidName
-from ..files import TMP_SUFFIX, atomic_write
+from ..files import TMP_SUFFIX, atomic_write, prune_empty_dirs
 from ..merge import merge3
 from .merging import BLOB, EXEC, LABELS, Item, flat_changes, item_at
 
@@ -135,7 +135,7 @@ def _put(root: Path, path: str, content: Content | None) -> None:
             os.unlink(full)
         except FileNotFoundError:
             return
-        _prune(full.parent, root)
+        prune_empty_dirs(full.parent, root)
     elif content[0] == "link":
         full.parent.mkdir(parents=True, exist_ok=True)
         tmp = full.parent / f".{full.name}.{secrets.token_hex(4)}{TMP_SUFFIX}"
@@ -149,15 +149,6 @@ def _put(root: Path, path: str, content: Content | None) -> None:
         if os.path.islink(full):
             os.unlink(full)  # atomic_write must replace the link, not write through it
         atomic_write(full, content[1])
-
-
-def _prune(directory: Path, root: Path) -> None:
-    while directory != root and root in directory.parents:
-        try:
-            directory.rmdir()
-        except OSError:
-            return
-        directory = directory.parent
 
 
 def undo(root: Path, done: Checkout) -> None:

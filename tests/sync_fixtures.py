@@ -69,7 +69,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_port(port: int, deadline: float = 30.0) -> None:
+def wait_port(port: int, deadline: float = 120.0) -> None:
     end = time.monotonic() + deadline
     while True:
         try:

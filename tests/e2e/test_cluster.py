@@ -15,7 +15,9 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from playwright.sync_api import expect
 
+from tests.browser.conftest import new_context
 from tests.e2e.cluster import PASSWORD, Instance, remote_tips, settled, wait_until
 from tests.e2e.conftest import SCOPES, Cluster
 from tests.sync_fixtures import fsck_clean, git, is_ancestor
@@ -234,7 +236,7 @@ def test_same_line_conflict_shows_on_the_instance_that_fetched_second_and_is_res
     assert not _on_remote(cluster, during[:1])
 
     # a curator resolves it in a real browser
-    ctx = browser.new_context(viewport={"width": 1360, "height": 900})
+    ctx = new_context(browser)
     try:
         page = ctx.new_page()
         errors = watch_console(page)
@@ -242,7 +244,8 @@ def test_same_line_conflict_shows_on_the_instance_that_fetched_second_and_is_res
         page.fill("input[name=username]", "lead")
         page.fill("input[name=password]", PASSWORD)
         page.click("button[type=submit], input[type=submit]")
-        page.wait_for_load_state("networkidle")
+        page.wait_for_url(lambda url: "/accounts/login/" not in url)
+        expect(page.locator("#sync-badge")).to_contain_text("sync conflict")
         assert page.locator("#sync-badge").inner_text().strip().startswith("sync conflict")
         page.click("#sync-badge")
         page.wait_for_url(f"{b.base_url}/sync/")
@@ -254,15 +257,14 @@ def test_same_line_conflict_shows_on_the_instance_that_fetched_second_and_is_res
         assert "deploys on Mondays" in page.input_value("#merge-theirs")
         assert "deploys on Fridays" in page.input_value("#merge-base")
         page.click("#merge-save")  # with the markers still in: refused, nothing saved
-        page.wait_for_load_state("networkidle")
-        assert "still contains conflict markers" in page.locator("#merge-error").inner_text()
+        expect(page.locator("#merge-error")).to_contain_text("still contains conflict markers")
         assert [e for e in _real(errors) if "status of 400" not in e] == [], errors
         errors.clear()  # (the 400 is the refusal itself)
         page.fill("#editor-text", merged)
         page.fill("#editor-message", "sync: Mondays and Tuesdays")
         page.click("#merge-save")
         page.wait_for_url(f"{b.base_url}/sync/")
-        assert "Resolved" in page.locator("#messages").inner_text()
+        expect(page.locator("#messages")).to_contain_text("Resolved")
         assert not _real(errors), errors
     finally:
         ctx.close()

@@ -290,14 +290,20 @@ class NativeHost:
     def pull(self) -> None:
         git(self.path, "pull", "--quiet", "--no-rebase", "--no-edit", "origin", self.branch)
 
-    def push(self, attempts: int = 5) -> None:
-        """Push; on rejection pull (a plain merge) and push again, as a sync daemon would."""
-        for _ in range(attempts):
+    def push(self, deadline: float = 300.0) -> None:
+        """Push; on rejection pull (a plain merge) and push again, as a sync daemon would.
+
+        Busy instances push every second, so a loaded machine can lose the race many times
+        in a row: retry until a deadline, never a fixed number of attempts."""
+        end = time.monotonic() + deadline
+        while True:
             proc = subprocess.run(["git", "push", "--quiet", "origin", f"HEAD:{self.branch}"],
                                   cwd=self.path, capture_output=True, text=True,
                                   env={**os.environ, **GIT_ENV}, timeout=120)
             if proc.returncode == 0:
                 return
+            if time.monotonic() > end:
+                break
             self.pull()
         raise AssertionError(f"native host could not push: {proc.stderr}")
 

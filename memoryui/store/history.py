@@ -173,9 +173,10 @@ def log(root: Path, pathspecs: list[str] | None = None, *, actor: str | None = N
         if not pathspecs:  # with a path filter rename detection finds nothing and costs
             args.append("--find-renames")
     if actor:
-        if ":" in actor:
+        if ":" in actor:  # "agent:" / "user:" alone: any agent / any person
+            end = "" if actor.endswith(":") else "$"
             args += ["--extended-regexp",
-                     f"--grep=^Memoryui-Actor: {re.escape(actor)}$"]
+                     f"--grep=^Memoryui-Actor: {re.escape(actor)}{end}"]
         else:
             args += [f"--author=^{re.escape(actor)} <"]
     if since:

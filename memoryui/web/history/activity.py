@@ -22,7 +22,7 @@ from memoryui.store import Store
 from memoryui.web.common import fragment_or_page, web_errors
 from memoryui.workspace import get_store
 
-from .forms import ActivityForm
+from .forms import WHO_ACTOR, ActivityForm
 from .rows import CommitRow, by_day, rows
 
 ACTIVITY_PAGE = 50
@@ -41,6 +41,7 @@ class ActivityFilters:
     kind: str = ""
     since: str = ""
     until: str = ""
+    who: str = ""  # agents / people: only their writes (an exact actor wins)
     offset: int = 0
     errors: list[str] = field(default_factory=list)
 
@@ -49,21 +50,21 @@ class ActivityFilters:
         valid = form.is_valid()
         d = form.cleaned_data
         f = cls(form, errors=[str(e) for errs in form.errors.values() for e in errs])
-        for key in ("actor", "scope", "kind", "since", "until"):
+        for key in ("actor", "scope", "kind", "since", "until", "who"):
             # a bad date is left out of links; other bad values stay visible to be fixed
             raw = (form.data.get(key) or "").strip()
-            setattr(f, key, d.get(key, "" if key in ("since", "until") else raw))
+            setattr(f, key, d.get(key, "" if key in ("since", "until", "who") else raw))
         f.offset = d.get("offset", 0) if valid or "offset" in d else 0
         return f
 
     def query(self, **extra: object) -> str:
         """The filters as a query string (links keep them; empty ones are left out)."""
-        data = {k: getattr(self, k) for k in ("actor", "scope", "kind", "since", "until")}
+        data = {k: getattr(self, k) for k in ("actor", "scope", "kind", "since", "until", "who")}
         data.update({k: str(v) for k, v in extra.items()})
         return urlencode({k: v for k, v in data.items() if v not in ("", None, "0")})
 
     def log_args(self) -> dict:
-        actor = self.actor.removeprefix("git:")
+        actor = self.actor.removeprefix("git:") or WHO_ACTOR.get(self.who, "")
         return {"actor": actor or None, "scope": self.scope or None, "kind": self.kind or None,
                 "since": self.since or None, "until": self.until or None}
 

@@ -31,7 +31,7 @@ def _trailer_rows(info: CommitInfo) -> list[dict]:
     for key, values in info.trailers.items():
         for value in values:
             href = None
-            if key == "Restored-From" and SHA_RE.fullmatch(value):
+            if key in ("Restored-From", "Reverts") and SHA_RE.fullmatch(value):
                 href = reverse("commit", args=[value])
             elif key == "Promoted-From":
                 src, _, entry = value.partition("#")
@@ -76,7 +76,7 @@ def commit(request: HttpRequest, sha: str) -> HttpResponse:
     ctx = {
         "commit": detail, "row": rows([detail])[0], "files": drawn, "all_files": files,
         "undrawn": len(files) - len(drawn), "split": split, "only": only,
-        "trailers": _trailer_rows(detail),
+        "trailers": _trailer_rows(detail), "head": store.head(),
         "additions": sum(f.additions for f in files),
         "deletions": sum(f.deletions for f in files),
         "unified_href": "?" + urlencode({"path": only} if only else {}),

@@ -14,6 +14,7 @@ from memoryui.web.common import BadInput, render_page, web_errors
 from memoryui.web.links import file_url
 from memoryui.workspace import get_store
 
+from .forms import WHO_ACTOR, ActivityForm, first_error
 from .rows import by_day, checked_path, page_number, pager, rows
 
 HISTORY_PAGE = 30
@@ -26,20 +27,34 @@ def file_history(request: HttpRequest, path: str) -> HttpResponse:
     path = checked_path(path)
     store = get_store()
     page = page_number(request)
-    infos = store.log(path, limit=HISTORY_PAGE + 1, offset=(page - 1) * HISTORY_PAGE)
+    actor = _actor_filter(request)
+    infos = store.log(path, limit=HISTORY_PAGE + 1, offset=(page - 1) * HISTORY_PAGE,
+                      actor=actor.removeprefix("git:") or None)
     has_next = len(infos) > HISTORY_PAGE
     shown = rows(infos[:HISTORY_PAGE], path)
     current, version = store.read_versioned(path)
     if not shown and page == 1 and current is None:
         raise NotFound(f"{path} has no history")
-    if shown and page == 1 and current is not None and not shown[0].deleted:
+    if shown and page == 1 and current is not None and not shown[0].deleted and not actor:
         shown[0].latest = True
     return render_page(request, "web/history/file_history.html", {
         "path": path, "address": store.address_of(path), "exists": current is not None,
         "base": version or ABSENT, "groups": by_day(shown),
         "pager": pager(request, page, has_next), "file_href": file_url(path),
         "restore_action": reverse("restore", args=[path]),
+        "actor": "" if actor.endswith(":") else actor, "who": request.GET.get("who", ""),
+        "filtered": bool(actor),
     }, path=path)
+
+
+def _actor_filter(request: HttpRequest) -> str:
+    """`?actor=` (agent:<scope>, user:<name> or a git author) or `?who=agents|people`
+    (any agent / any person), checked like activity's filters."""
+    form = ActivityForm({"actor": request.GET.get("actor", ""),
+                         "who": request.GET.get("who", "")}, kinds=[])
+    if not form.is_valid():
+        raise BadInput(first_error(form))
+    return form.cleaned_data["actor"] or WHO_ACTOR.get(form.cleaned_data["who"], "")
 
 
 @require_GET

@@ -20,6 +20,8 @@ VERSION_RE = re.compile(r"^[0-9a-f]{64}$")
 USER_RE = re.compile(r"^[\w.@+-]{1,150}$")
 GIT_NAME_RE = re.compile(r"^[\w .@-]{1,100}$")
 MESSAGE_MAX = 500
+WHO_CHOICES = [("", "everyone"), ("agents", "only agents"), ("people", "only people")]
+WHO_ACTOR = {"agents": "agent:", "people": "user:"}  # `who` as a log actor prefix
 
 
 def first_error(form: forms.Form) -> str:
@@ -150,6 +152,8 @@ class ActivityForm(forms.Form):
     since = forms.CharField(required=False, max_length=50)
     until = forms.CharField(required=False, max_length=50)
     offset = forms.CharField(required=False, max_length=50)
+    who = forms.ChoiceField(required=False, choices=WHO_CHOICES, error_messages={
+        "invalid_choice": "invalid who %(value)r: choose agents or people"})
 
     def __init__(self, *args: object, kinds: list[str], **kwargs: object) -> None:
         super().__init__(*args, **kwargs)

@@ -2,15 +2,18 @@
 
 from django.urls import path
 
-from . import activity, blame, commit, file_history, pending, restore
+from . import activity, blame, commit, compare, file_history, pending, restore, revert
 
 urlpatterns = [
     path("history/<path:path>", file_history.file_history, name="file_history"),
     path("s/<str:scope>/history/", file_history.scope_history, name="scope_history"),
     path("commit/<str:sha>/", commit.commit, name="commit"),
     path("at/<str:sha>/<path:path>", commit.file_at, name="file_at"),
+    path("compare/", compare.compare_all, name="compare_all"),
+    path("compare/<path:path>", compare.compare_file, name="compare_file"),
     path("blame/<path:path>", blame.blame, name="blame"),
     path("restore/<path:path>", restore.restore, name="restore"),
+    path("commit/<str:sha>/revert", revert.revert_commit, name="revert_commit"),
     path("activity/", activity.activity, name="activity"),
     path("activity.atom", activity.activity_atom, name="activity_atom"),
     path("pending/", pending.pending, name="pending"),

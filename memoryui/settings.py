@@ -154,7 +154,10 @@ TEMPLATES = [
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL", "").strip() or f"sqlite:///{VAR_DIR / 'db.sqlite3'}",
-        conn_max_age=60,
+        # Under ASGI each sync view runs in a pool thread: persistent connections pile up one
+        # per thread per worker and exhausted Postgres' 100 clients under 12 agents (500s on
+        # `remember`). Django's docs: disable them under ASGI.
+        conn_max_age=0,
     )
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):

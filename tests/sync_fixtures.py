@@ -110,7 +110,7 @@ class GitDaemon:
             pass
         self.proc.wait(timeout=30)
         self.proc = None
-        end = time.monotonic() + 30
+        end = time.monotonic() + 120
         while time.monotonic() < end:  # wait until the port really refuses
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=1):

@@ -49,7 +49,12 @@ class IndexBase(Updater):
         raise NotImplementedError
 
     def close(self) -> None:
-        pass
+        """Close this thread's connection (backends keep one per thread in `_local`)."""
+        local = getattr(self, "_local", None)
+        conn = getattr(local, "conn", None)
+        if conn is not None:
+            conn.close()
+            local.conn = None
 
     def paths_matching(self, query: str, *, scope: str | Sequence[str] | None = None,
                        kind: str | Sequence[str] | None = None,

@@ -114,12 +114,6 @@ class PostgresSearchIndex(IndexBase):
             self._local.conn, self._local.pid = conn, os.getpid()
         return conn
 
-    def close(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
-
     def _meta(self, key: str) -> str | None:
         row = self._conn().execute("SELECT value FROM memoryui_fts_meta WHERE key = %s",
                                    (key,)).fetchone()

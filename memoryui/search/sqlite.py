@@ -145,12 +145,6 @@ class SearchIndex(IndexBase):
             self._local.conn, self._local.pid = conn, os.getpid()
         return conn
 
-    def close(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
-
     def _transaction(self, fn: Callable[[sqlite3.Connection], object]) -> object:
         conn = self._conn()
         conn.execute("BEGIN IMMEDIATE")

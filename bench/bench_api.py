@@ -5,6 +5,11 @@ Rows, each with its floor measured in the same run and repository:
 
 - `remember` over HTTP from 16 concurrent keep-alive clients on 5 scopes (ops/s over the
   wall time; p50/p95/p99 per call). Floor: append + `git add` + `git commit` by the git CLI.
+- `/healthz` from the same 16 clients on the same server, in rounds alternating with
+  `remember` (issue 15: remember's throughput should be at least half of it); the ratio is
+  the median of the rounds' ratios.
+- `remember` paced at half the measured maximum rate: p99 against p50 shows whether calls
+  queue (issue 15: p99 below 3x p50).
 - `Store.append` in-process with deferred commits (the store call alone, no HTTP, no
   Django), same floor.
 - `recall` over HTTP, sequential on one keep-alive connection. Floor: the same tool call
@@ -13,7 +18,8 @@ Rows, each with its floor measured in the same run and repository:
 After the run the server is stopped with SIGTERM and the benchmark checks what a user
 would: every entry is on disk exactly once and `git status` is clean.
 
-Goals (issue 2): remember >= 200 calls/s with p99 < 100 ms; recall p50 < 10 ms.
+Goals (issue 2): remember >= 200 calls/s with p99 < 100 ms; recall p50 < 10 ms. Issue 15:
+remember >= 0.5x /healthz, at half its maximum p99 < 3x p50, recall within 2x in-process.
 
     python -m bench.bench_api --preset large
 """
@@ -30,6 +36,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.clients import run_clients
 from bench.floors import git_cli_floor
 from bench.run import percentile
 from memoryui.store import Actor, Store
@@ -37,6 +44,8 @@ from memoryui.store import Actor, Store
 N_FLOOR = 200
 N_STORE = 300
 N_HTTP = 3000
+ROUNDS = 3
+N_HEALTHZ = 3000
 N_WARM = 40
 N_RECALL = 300
 CLIENTS = 16
@@ -106,12 +115,10 @@ def http_remember(server, tokens: dict[str, str], n: int, clients: int,
     lat: list[float] = []
     errors: list[str] = []
     lock = threading.Lock()
-    barrier = threading.Barrier(clients + 1)
-
     schedule = iter(range(n))
     start: list[float] = []
 
-    def client() -> None:
+    def client(_i: int, barrier: threading.Barrier) -> None:
         conn = server.connection()
         barrier.wait()
         while True:
@@ -141,15 +148,31 @@ def http_remember(server, tokens: dict[str, str], n: int, clients: int,
                     errors.append(f"{status} {body}")
         conn.close()
 
-    threads = [threading.Thread(target=client) for _ in range(clients)]
-    for th in threads:
-        th.start()
-    start.append(time.perf_counter() + 0.05)
-    barrier.wait()
-    started = time.perf_counter()
-    for th in threads:
-        th.join()
-    return lat, time.perf_counter() - started, sent, errors
+    wall = run_clients(client, clients, on_go=lambda: start.append(time.perf_counter() + 0.05))
+    return lat, wall, sent, errors
+
+
+def http_healthz(server, n: int, clients: int) -> tuple[list[float], float]:
+    """`n` GET /healthz from `clients` keep-alive threads: the server's own ceiling."""
+    left = [n]
+    lat: list[float] = []
+    lock = threading.Lock()
+
+    def client(_i: int, barrier: threading.Barrier) -> None:
+        conn = server.connection()
+        barrier.wait()
+        while True:
+            with lock:
+                if left[0] <= 0:
+                    break
+                left[0] -= 1
+            t = time.perf_counter()
+            server.request("GET", "/healthz", conn=conn)
+            with lock:
+                lat.append((time.perf_counter() - t) * 1000)
+        conn.close()
+
+    return lat, run_clients(client, clients)
 
 
 def http_recall(server, token: str, scope: str, n: int) -> list[float]:
@@ -201,11 +224,31 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
         with server:
             server.start(timeout=180)
             http_remember(server, tokens, N_WARM, CLIENTS)  # warm up workers and caches
-            lat, wall, sent, errors = http_remember(server, tokens, N_HTTP, CLIENTS)
+            http_healthz(server, N_WARM, CLIENTS)
+            lat, wall, sent, errors = [], 0.0, {}, []
+            health: list[float] = []
+            ratios, rates, health_rates = [], [], []
+            for _ in range(ROUNDS):  # alternate, so both see the same machine
+                r_lat, r_wall, r_sent, r_err = http_remember(server, tokens, N_HTTP // ROUNDS,
+                                                             CLIENTS)
+                h_lat, h_wall = http_healthz(server, N_HEALTHZ // ROUNDS, CLIENTS)
+                lat += r_lat
+                wall += r_wall
+                sent.update(r_sent)
+                errors += r_err
+                health += h_lat
+                rates.append(len(r_lat) / r_wall)
+                health_rates.append(len(h_lat) / h_wall)
+                ratios.append(rates[-1] / health_rates[-1])
+            half = max(20.0, percentile(rates, 50) / 2)
+            n_half = min(N_PACED, int(half * 15))
+            half_lat, half_wall, half_sent, half_errors = http_remember(
+                server, tokens, n_half, CLIENTS, rate=half)
             paced, paced_wall, paced_sent, paced_errors = http_remember(
                 server, tokens, N_PACED, CLIENTS, rate=PACED_RATE)
+            sent.update(half_sent)
             sent.update(paced_sent)
-            errors += paced_errors
+            errors += half_errors + paced_errors
             recall_lat = http_recall(server, tokens[scopes[1]], scopes[1], N_RECALL)
         check = verify(root, sent)
 
@@ -215,6 +258,16 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
            note=f"p50 {percentile(lat, 50):.1f} ms, p95 {percentile(lat, 95):.1f} ms, p99 "
                 f"{percentile(lat, 99):.1f} ms, {ops:.0f} calls/s; {len(errors)} errors; {check}; "
                 "goal >= 200/s, p99 < 100 ms")
+    report(f"GET /healthz ({CLIENTS} clients, same server, alternating rounds)", health,
+           ops_per_s=percentile(health_rates, 50),
+           note=f"remember/healthz throughput per round: "
+                f"{', '.join(f'{r:.2f}' for r in ratios)}; median {percentile(ratios, 50):.2f} "
+                f"(goal >= 0.5)")
+    p50, p99 = percentile(half_lat, 50), percentile(half_lat, 99)
+    report(f"remember over HTTP at half the maximum ({half:.0f} calls/s offered)", half_lat,
+           ops_per_s=len(half_lat) / half_wall if half_wall else 0.0,
+           note=f"p50 {p50:.1f} ms, p99 {p99:.1f} ms from the scheduled send time: p99 = "
+                f"{p99 / p50 if p50 else 0:.1f}x p50 (goal < 3x, no queueing)")
     paced_ops = len(paced) / paced_wall if paced_wall else 0.0
     report(f"remember over HTTP at {PACED_RATE:.0f} calls/s offered ({CLIENTS} clients)",
            paced, ops_per_s=paced_ops, floor="append + git commit (git CLI)", floor_ms=floor,

@@ -147,12 +147,49 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
         report(name, [w for w, _c in pairs], floor=floor_name, floor_ms=floor_wall,
                note=f"CPU {statistics.median(c for _w, c in pairs):.1f} ms vs floor CPU "
                     f"{floor_cpu:.1f} ms; {len(first.content) // 1024} KiB")
+    _diff_pages(client, corpus, hot, report)
     # Every full page includes the browse area's sidebar; its share of the figures above:
     from memoryui.web import hierarchy
 
     pairs = [_cpu(lambda: hierarchy.sidebar(store, current_path=hot)) for _ in range(SAMPLES)]
     report("(part of every page) sidebar context", [w for w, _c in pairs],
            note=f"CPU {statistics.median(c for _w, c in pairs):.1f} ms; hierarchy.sidebar()")
+
+
+def _diff_pages(client: object, corpus: Path, hot: str, report: Callable[..., None]) -> None:
+    """Issue 12: the compare page in the rendered (prose) view and one expand-context
+    fragment, beside `git diff A B -- <hot file>` for the same two commits."""
+    import html
+    import re
+
+    from bench.bench_pages import warm_page
+
+    shas = subprocess.run(_git(corpus, "log", "-n2", "--format=%H", "--", hot),
+                          capture_output=True, text=True, check=True).stdout.split()
+    if len(shas) < 2:
+        return
+    new, old = shas
+    floor = "git diff A B -- <hot file>"
+    wall, cpu = _floor(_git(corpus, "diff", old, new, "--", hot))
+    report(f"floor: {floor}", wall, note=f"CPU {cpu:.1f} ms; {hot}")
+    compare = f"/compare/{quote(hot)}?from={old}&to={new}"
+    page = client.get(compare).content.decode()
+    found = re.search(r'class="gap-link gap-\w+" href="[^"]*" hx-get="([^"]*)"', page)
+    pages = [("compare, rendered (prose) view", compare, {}, "rendered")]
+    if found:
+        pages.append(("expand context fragment (htmx)", html.unescape(found.group(1)),
+                      {"HTTP_HX_REQUEST": "true"}, "source"))
+    for name, url, headers, mode in pages:
+        client.cookies["memoryui_diffview"] = mode
+        first = warm_page(client, name, url, headers, WARMUP, report)
+        if first is None:
+            continue
+        pairs = [_cpu(lambda url=url, headers=headers: client.get(url, **headers))
+                 for _ in range(SAMPLES)]
+        report(name, [w for w, _c in pairs], floor=floor, floor_ms=wall,
+               note=f"CPU {statistics.median(c for _w, c in pairs):.1f} ms vs floor CPU "
+                    f"{cpu:.1f} ms; {len(first.content) // 1024} KiB")
+    client.cookies["memoryui_diffview"] = "source"
 
 
 if __name__ == "__main__":

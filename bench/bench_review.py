@@ -7,6 +7,8 @@ logs and 1,700 entries; 50 entries per page, grouped by day, with the sidebar):
 - warm: parsed logs and rendered entries are reused while the files are unchanged (checked
   by mtime and size on every request);
 - after a change: those caches and the store's tree are dropped before each sample;
+- grouping of near-duplicates and "already known" marks off (`MEMORYUI_SIMILAR=0`) and on
+  (the default), alternated sample by sample so the machine's load hits both alike;
 - a text filter, an older page, the neighbours fragment, the promotion editor;
 - one promotion end to end (POST: checks, write, commit, review rows), each into another
   scope's MEMORY.md, and one undo end to end.
@@ -14,7 +16,8 @@ logs and 1,700 entries; 50 entries per page, grouped by day, with the sidebar):
 Floors: reading and parsing the same 350 logs in-process (what any queue must do), and the
 store's own write + commit of the same text (what any promotion must do).
 
-Goals (issue 4): queue p50 < 100 ms; one promotion < 50 ms server time.
+Goals (issue 4): queue p50 < 100 ms; one promotion < 50 ms server time. Issue 13: the queue
+with grouping within 2x of the queue without it.
 
     python -m bench.bench_review --preset large
 """
@@ -22,6 +25,7 @@ Goals (issue 4): queue p50 < 100 ms; one promotion < 50 ms server time.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -46,6 +50,7 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
     client = signed_in_client(corpus, "review", "curator")
     from memoryui import review
     from memoryui.models import Promotion
+    from memoryui.review import similar
     from memoryui.review.state import LEDGER
     from memoryui.store import Actor, Kind
     from memoryui.workspace import get_store
@@ -67,6 +72,7 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
 
     def drop_caches(tree: bool) -> None:
         review.clear_caches()
+        similar.clear_caches()
         if tree:
             store.invalidate_tree()
 
@@ -86,6 +92,27 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
         report(name, samples, floor="read + parse the week's logs", floor_ms=floor_parse,
                note=f"{len(first.content) // 1024} KiB; {note}")
     url = pages[0][1]
+    grouped = review.build_queue(store, LEDGER, review.Filters(since, END)).grouped
+
+    def with_similar(value: str) -> float:
+        before = os.environ.get("MEMORYUI_SIMILAR")
+        os.environ["MEMORYUI_SIMILAR"] = value
+        try:
+            return _ms(lambda: client.get(url))
+        finally:
+            if before is None:
+                os.environ.pop("MEMORYUI_SIMILAR", None)
+            else:
+                os.environ["MEMORYUI_SIMILAR"] = before
+
+    off: list[float] = []
+    on: list[float] = []
+    for _ in range(SAMPLES):
+        off.append(with_similar("0"))
+        on.append(with_similar(str(similar.threshold() or similar.DEFAULT_THRESHOLD)))
+    report("review queue, 7 days, grouping off", off, note="MEMORYUI_SIMILAR=0")
+    report("review queue, 7 days, grouping on", on, floor="grouping off", floor_ms=off,
+           note=f"{grouped} near-duplicate entries folded into group cards; goal < 2x off")
     for tree, name, why in (
             (False, "review queue, 7 days, cold parse/render caches", "every log re-parsed, "
              "every shown entry re-rendered (a restart; an agent's append re-parses one log)"),

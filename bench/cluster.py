@@ -22,6 +22,7 @@ import uuid
 from pathlib import Path
 from urllib.parse import quote
 
+from bench.clients import run_clients
 from tests.api.realserver import RealServer
 from tests.pg import pg_bindir, pg_database, pg_server
 
@@ -132,9 +133,8 @@ def remember_load(servers: list[RealServer], tokens: list[dict[str, str]], scope
     failed: dict[int, int] = {}
     lock = threading.Lock()
     counter = iter(range(n))
-    barrier = threading.Barrier(clients + 1)
 
-    def client(i: int) -> None:
+    def client(i: int, barrier: threading.Barrier) -> None:
         k = i % len(servers)
         server, scope = servers[k], scopes[i % len(scopes)]
         conn = server.connection()
@@ -162,14 +162,7 @@ def remember_load(servers: list[RealServer], tokens: list[dict[str, str]], scope
                     failed[status] = failed.get(status, 0) + 1
         conn.close()
 
-    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
-    for th in threads:
-        th.start()
-    barrier.wait()
-    started = time.perf_counter()
-    for th in threads:
-        th.join()
-    return lat, time.perf_counter() - started, acked, failed
+    return lat, run_clients(client, clients), acked, failed
 
 
 def count_on_remote(bare: Path, mark: str) -> dict[str, int]:

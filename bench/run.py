@@ -311,7 +311,7 @@ def run_all(preset: str, only: str | None = None, directory: Path | None = None,
         loads.append(load_text())
         print(f"   ({name} took {time.perf_counter() - started:.0f} s; {loads[-1]})", flush=True)
     for want in ("bench_store", "bench_search", "bench_api", "bench_pages", "bench_history",
-                 "bench_review", "bench_serve", "bench_sync"):
+                 "bench_review", "bench_serve", "bench_sync", "bench_secrets"):
         if not only and want not in discover(None):
             print(f"note: bench/{want}.py is not there (yet); skipped", flush=True)
     print("", file=out)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from memoryui.store import Actor, Kind, Store
@@ -52,77 +54,62 @@ WORLD = {
 
 
 def build_demo(root: Path, layout: str = "duragent", days: int = 21,
-               today: dt.date | None = None, seed: int = 11) -> Store:
-    """Create the demo workspace at `root` (which must be empty or missing)."""
+               today: dt.date | None = None, seed: int = 11, now: float | None = None
+               ) -> Store:
+    """Create the demo workspace at `root` (which must be empty or missing).
+
+    Writes are made in time order and never after `now`, so the history reads as live
+    traffic would have made it: commit dates never go back, and none is in the future
+    (today's log holds only the entries whose time has passed).
+    """
     rng = random.Random(seed)
-    today = today or dt.date.today()
+    real_now = time.time()
+    today = today or dt.datetime.fromtimestamp(real_now, dt.UTC).date()
+    end_of_today = dt.datetime(today.year, today.month, today.day, 23, 59, 59,
+                               tzinfo=dt.UTC).timestamp()
+    now = now if now is not None else min(real_now, end_of_today)
     store = Store(root, layout)
     lay = store.layout
     start = today - dt.timedelta(days=days - 1)
+    writes: list[tuple[float, int, Callable[[float], object]]] = []
 
     def at(day: dt.date, hour: int, minute: int) -> float:
         return dt.datetime(day.year, day.month, day.day, hour, minute,
                            tzinfo=dt.UTC).timestamp()
 
+    def later(when: float, fn: Callable[[float], object]) -> None:
+        writes.append((when, len(writes), fn))
+
     alice = Actor.user("alice")
     t0 = at(start, 7, 0)
     if lay.supports(Kind.WORLD):
         for topic, text in WORLD.items():
-            store.write(store.path_for(Kind.WORLD, name=topic), text, actor=alice,
-                        tool="edit", message=f"Add world topic {topic}", when=t0)
+            later(t0, lambda w, topic=topic, text=text: store.write(
+                store.path_for(Kind.WORLD, name=topic), text, actor=alice, tool="edit",
+                message=f"Add world topic {topic}", when=w))
     if lay.supports(Kind.GLOBAL):
-        store.write(store.path_for(Kind.GLOBAL),
-                    "# Shared memory\n\n- The company is Initech; products: api, billing.\n"
-                    "- Escalations go to #ops-oncall.\n", actor=alice, tool="edit",
-                    message="Seed global memory", when=t0)
+        later(t0, lambda w: store.write(
+            store.path_for(Kind.GLOBAL),
+            "# Shared memory\n\n- The company is Initech; products: api, billing.\n"
+            "- Escalations go to #ops-oncall.\n", actor=alice, tool="edit",
+            message="Seed global memory", when=w))
     if lay.supports(Kind.SKILL):
-        store.write(store.path_for(Kind.SKILL, name="deploy-rollback"),
-                    "---\nname: deploy-rollback\ndescription: Roll back a bad deploy of the "
-                    "api or a worker. Use when error rates rise within an hour of a deploy.\n"
-                    "---\n\n# Roll back a deploy\n\n1. Check the canary dashboard.\n"
-                    "2. `deployctl rollback SERVICE --to PREVIOUS`.\n3. Post in #ops-oncall.\n",
-                    actor=alice, tool="edit", message="Add deploy-rollback skill", when=t0)
+        later(t0, lambda w: store.write(
+            store.path_for(Kind.SKILL, name="deploy-rollback"),
+            "---\nname: deploy-rollback\ndescription: Roll back a bad deploy of the "
+            "api or a worker. Use when error rates rise within an hour of a deploy.\n"
+            "---\n\n# Roll back a deploy\n\n1. Check the canary dashboard.\n"
+            "2. `deployctl rollback SERVICE --to PREVIOUS`.\n3. Post in #ops-oncall.\n",
+            actor=alice, tool="edit", message="Add deploy-rollback skill", when=w))
     if lay.supports(Kind.DIRECTIVE):
-        store.write("directives/memory.md",
-                    "Use `memory` with action `recall` at the start of a conversation.\n",
-                    actor=alice, tool="edit", when=t0)
+        later(t0, lambda w: store.write(
+            "directives/memory.md",
+            "Use `memory` with action `recall` at the start of a conversation.\n",
+            actor=alice, tool="edit", when=w))
     for agent, topics in AGENTS.items():
-        actor = Actor.agent(agent)
-        if lay.supports(Kind.MEMORY):
-            store.write(store.path_for(Kind.MEMORY, agent),
-                        f"# {agent} memory\n\n## Facts\n- I work for Initech.\n"
-                        f"- My main topics: {', '.join(topics[:3])}.\n\n## Lessons\n",
-                        actor=actor, tool="reflect", when=t0 + 60)
-        if lay.supports(Kind.SCRATCHPAD):
-            store.write(store.path_for(Kind.SCRATCHPAD, agent),
-                        "# Scratchpad\n\n- [ ] follow up on the last incident\n"
-                        "- [x] read the onboarding notes\n- [ ] tidy MEMORY.md\n",
-                        actor=actor, tool="memory_write", when=t0 + 120)
-        if lay.supports(Kind.NOTE):
-            store.write(store.path_for(Kind.NOTE, agent, "runbook"),
-                        f"# Runbook notes\n\nThings {agent} looks up often.\n",
-                        actor=actor, tool="memory_write", when=t0 + 180)
-        if not lay.supports(Kind.DAILY):
-            continue
-        for i in range(days):
-            day = start + dt.timedelta(days=i)
-            if day.weekday() == 6 and rng.random() < 0.7:
-                continue
-            path = store.path_for(Kind.DAILY, agent, day.isoformat())
-            hour = 8 + rng.randrange(2)
-            for _ in range(rng.randrange(2, 5)):
-                hour = min(hour + rng.randrange(1, 3), 22)
-                minute = rng.randrange(60)
-                topic = rng.choice(topics)
-                text = SUBJECTS[topic].format(n=rng.randrange(1, 9))
-                store.append(path, f"\n## {hour:02d}:{minute:02d}\n\n{text}\n", actor=actor,
-                             tool="remember", header=f"# {day.isoformat()}\n",
-                             when=at(day, hour, minute))
-        if lay.supports(Kind.MEMORY):
-            path = store.path_for(Kind.MEMORY, agent)
-            store.update(path, lambda old: old + "- Check canaries before calling a deploy "
-                         "done.\n", actor=Actor.user(rng.choice(PEOPLE)), tool="edit",
-                         message=f"Curate {agent}'s lessons", when=at(today, 6, 30))
+        _agent_writes(store, agent, topics, rng, later, at, start, today, days, now)
+    for when, _seq, fn in sorted(writes, key=lambda w: (w[0], w[1])):
+        fn(min(when, now))
     store.flush()
     # One edit made outside memoryui (an agent writing natively): a pending change.
     first = next(iter(AGENTS))
@@ -130,3 +117,55 @@ def build_demo(root: Path, layout: str = "duragent", days: int = 21,
         pending = root / store.path_for(Kind.SCRATCHPAD, first)
         pending.write_text(pending.read_text() + "- [ ] check the disk alert on db-3\n")
     return store
+
+
+def _agent_writes(store: Store, agent: str, topics: list[str], rng: random.Random,
+                  later: Callable, at: Callable, start: dt.date, today: dt.date, days: int,
+                  now: float) -> None:
+    """Queue one agent's writes: its files on the first day, then weeks of daily logs."""
+    lay = store.layout
+    actor = Actor.agent(agent)
+    t0 = at(start, 7, 0)
+    if lay.supports(Kind.MEMORY):
+        later(t0 + 60, lambda w: store.write(
+            store.path_for(Kind.MEMORY, agent),
+            f"# {agent} memory\n\n## Facts\n- I work for Initech.\n"
+            f"- My main topics: {', '.join(topics[:3])}.\n\n## Lessons\n",
+            actor=actor, tool="reflect", when=w))
+    if lay.supports(Kind.SCRATCHPAD):
+        later(t0 + 120, lambda w: store.write(
+            store.path_for(Kind.SCRATCHPAD, agent),
+            "# Scratchpad\n\n- [ ] follow up on the last incident\n"
+            "- [x] read the onboarding notes\n- [ ] tidy MEMORY.md\n",
+            actor=actor, tool="memory_write", when=w))
+    if lay.supports(Kind.NOTE):
+        later(t0 + 180, lambda w: store.write(
+            store.path_for(Kind.NOTE, agent, "runbook"),
+            f"# Runbook notes\n\nThings {agent} looks up often.\n",
+            actor=actor, tool="memory_write", when=w))
+    if not lay.supports(Kind.DAILY):
+        return
+    for i in range(days):
+        day = start + dt.timedelta(days=i)
+        if day.weekday() == 6 and rng.random() < 0.7:
+            continue
+        path = store.path_for(Kind.DAILY, agent, day.isoformat())
+        hour = 8 + rng.randrange(2)
+        for _ in range(rng.randrange(2, 5)):
+            hour = min(hour + rng.randrange(1, 3), 22)
+            minute = rng.randrange(60)
+            topic = rng.choice(topics)
+            text = SUBJECTS[topic].format(n=rng.randrange(1, 9))
+            when = at(day, hour, minute)
+            if when > now:  # today's entries not yet "written"
+                continue
+            later(when, lambda w, path=path, day=day, hour=hour, minute=minute, text=text:
+                  store.append(path, f"\n## {hour:02d}:{minute:02d}\n\n{text}\n",
+                               actor=actor, tool="remember",
+                               header=f"# {day.isoformat()}\n", when=w))
+    if lay.supports(Kind.MEMORY):
+        person = Actor.user(rng.choice(PEOPLE))
+        later(at(today, 6, 30), lambda w: store.update(
+            store.path_for(Kind.MEMORY, agent),
+            lambda old: old + "- Check canaries before calling a deploy done.\n",
+            actor=person, tool="edit", message=f"Curate {agent}'s lessons", when=w))

@@ -294,3 +294,12 @@ def marked_html(spans: Iterable[tuple[str, bool]]) -> str:
     return "".join(
         f"<mark>{html.escape(text)}</mark>" if hit else html.escape(text) for text, hit in spans
     )
+
+
+# --------------------------------------------------------------------------- prose diffs
+
+
+def clean_html(fragment: str) -> str:
+    """HTML assembled from rendered pieces (the prose diff's word marks), cleaned again by
+    the same rules as `render_markdown`, so nothing built after rendering escapes them."""
+    return _cleaner().clean(fragment)

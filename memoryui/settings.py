@@ -80,6 +80,9 @@ MEMORYUI_LAYOUT = os.environ.get("MEMORYUI_LAYOUT", "duragent")
 # before each write returns). The one default for `serve`, the tests' servers and any ASGI
 # server; UI edits always commit at once.
 MEMORYUI_COMMIT_DELAY = float(_env_number("MEMORYUI_COMMIT_DELAY", "0.2", float))
+# Notice files changed outside memoryui with the file system's notifications (inotify via
+# watchfiles). 0: re-check with `git status` at most every 60 s, when a page asks.
+MEMORYUI_WATCH = os.environ.get("MEMORYUI_WATCH", "1").strip().lower() not in ("0", "false", "no", "off")
 MEMORYUI_SEARCH_DB = _env_path("MEMORYUI_SEARCH_DB", VAR_DIR / "search.sqlite3")
 # auto: Postgres full-text when DATABASE_URL is Postgres and no sync remote is set; with a remote
 # (several instances, each its own clone) every instance keeps its own SQLite index, which catches
@@ -88,7 +91,24 @@ MEMORYUI_SEARCH_BACKEND = os.environ.get("MEMORYUI_SEARCH_BACKEND", "auto").stri
 if MEMORYUI_SEARCH_BACKEND not in ("auto", "sqlite", "postgres"):
     raise ImproperlyConfigured("MEMORYUI_SEARCH_BACKEND must be auto, sqlite or postgres, "
                                f"got {MEMORYUI_SEARCH_BACKEND!r}")
+# Seconds an API token stays verified in a worker (0: ask the database every request). A token
+# revoked in this instance stops at once; one revoked by another instance sharing the
+# database stops within this time.
+MEMORYUI_TOKEN_CACHE = float(_env_number("MEMORYUI_TOKEN_CACHE", "5", float))
 MEMORYUI_MAX_BODY = int(_env_number("MEMORYUI_MAX_BODY", str(1024 * 1024), int))
+# Promoted text carries a dated marker linking back to its daily entry (`marker`), or nothing
+# (`none`); the commit's `Promoted-From` trailer is written either way.
+MEMORYUI_PROVENANCE = os.environ.get("MEMORYUI_PROVENANCE", "marker").strip().lower() or "marker"
+if MEMORYUI_PROVENANCE not in ("marker", "none"):
+    raise ImproperlyConfigured(f"MEMORYUI_PROVENANCE must be marker or none, got "
+                               f"{MEMORYUI_PROVENANCE!r}")
+# Secrets in written text (memoryui/secrets; README "Secrets"): `block` refuses an agent's
+# write that adds one (people's writes are flagged), `flag` commits and flags every write,
+# `off` scans nothing.
+MEMORYUI_SECRETS = os.environ.get("MEMORYUI_SECRETS", "block").strip().lower() or "block"
+if MEMORYUI_SECRETS not in ("block", "flag", "off"):
+    raise ImproperlyConfigured(f"MEMORYUI_SECRETS must be block, flag or off, got "
+                               f"{MEMORYUI_SECRETS!r}")
 
 # -- sync with a git remote (sync-core; README "Sync") --------------------------
 # Any URL git accepts; empty = no sync. Credentials: git's own (helper, SSH agent, URL token).
@@ -146,7 +166,8 @@ TEMPLATES = [
                 "memoryui.web.sync.context.sync_badge",
             ],
             # The UI's tags live under web/ (they build on it); registered by name here.
-            "libraries": {"memoryui_browse": "memoryui.web.templatetags.memoryui_browse"},
+            "libraries": {"memoryui_browse": "memoryui.web.templatetags.memoryui_browse",
+                          "memoryui_secrets": "memoryui.web.secrets.tags"},
         },
     },
 ]

@@ -35,6 +35,13 @@ def _commit_at_once(settings) -> None:
     settings.MEMORYUI_COMMIT_DELAY = 0
 
 
+@pytest.fixture(autouse=True)
+def _no_file_watcher(settings) -> None:
+    """In-process stores ask `git status` instead of running an inotify watcher per test
+    workspace (tests/store/test_tree.py tests the watcher; real servers run theirs)."""
+    settings.MEMORYUI_WATCH = False
+
+
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[Store]:
     """A fresh workspace (git init-ed) committing every write at once."""

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "memoryui"
-DOMAIN = ["store", "search", "review"]
+DOMAIN = ["store", "search", "review", "secrets"]
 # Thin ORM adapters a domain package may keep (each says so in its docstring): the review
 # state lives in Django models, so reading and writing it is one module; the rest is plain.
 DJANGO_ADAPTERS = {"memoryui/review/state.py"}

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable
 from functools import wraps
+from pathlib import Path
 
+from django.conf import settings
+from django.db.models.signals import post_delete, post_save
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 
-from memoryui.models import Token
+from memoryui.models import Token, hash_token
 
 
 def error(code: str, message: str, status: int, **extra: object) -> JsonResponse:
@@ -32,15 +37,71 @@ def bearer(request: HttpRequest) -> str | None:
     return value.strip()
 
 
+# Agents call a tool per step: looking the token up in the database each time was the
+# largest piece of an API request after the tool itself (a connection and a query). Tokens
+# are kept for MEMORYUI_TOKEN_CACHE seconds; a token created, changed or revoked in this
+# instance bumps a generation file every worker checks (one stat), so a revocation here
+# takes effect at once, and one made by another instance sharing the database within the TTL.
+_cache: dict[str, tuple[Token, float, int]] = {}
+_cache_lock = threading.Lock()
+
+
+def _generation_file() -> Path:
+    return Path(settings.VAR_DIR) / "tokens.generation"
+
+
+def _generation() -> int:
+    try:
+        return _generation_file().stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
+def bump_generation(**_: object) -> None:
+    """Tokens changed: every worker of this instance forgets the tokens it kept."""
+    path = _generation_file()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"{time.time_ns()}\n")
+    except OSError:
+        pass
+    with _cache_lock:
+        _cache.clear()
+
+
+post_save.connect(bump_generation, sender=Token, dispatch_uid="memoryui-token-gen-save")
+post_delete.connect(bump_generation, sender=Token, dispatch_uid="memoryui-token-gen-delete")
+
+
+def _authenticate(raw: str) -> Token | None:
+    ttl = settings.MEMORYUI_TOKEN_CACHE
+    if ttl <= 0:
+        return Token.authenticate(raw)
+    key, now, gen = hash_token(raw), time.monotonic(), _generation()
+    hit = _cache.get(key)
+    if hit is not None and hit[2] == gen and now - hit[1] < ttl:
+        return hit[0]
+    tok = Token.authenticate(raw)
+    with _cache_lock:
+        if tok is None:
+            _cache.pop(key, None)
+        else:
+            if len(_cache) > 10_000:
+                _cache.clear()
+            _cache[key] = (tok, now, gen)
+    return tok
+
+
 def token_for(raw: str | None) -> Token | None:
     """The active token for a raw bearer value (and note when it was last used)."""
     if not raw:
         return None
-    tok = Token.authenticate(raw)
+    tok = _authenticate(raw)
     if tok is not None:
         now = timezone.now()
         if tok.last_used_at is None or (now - tok.last_used_at).total_seconds() > 60:
             Token.objects.filter(pk=tok.pk).update(last_used_at=now)
+            tok.last_used_at = now
     return tok
 
 

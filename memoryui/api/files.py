@@ -308,14 +308,15 @@ def visible(tok: Token, store: Store, info: CommitInfo) -> bool:
     """A scope token sees a commit only if it may read every path the commit touches.
 
     Merge commits are never shown to scope tokens: git log lists no files of their own,
-    so what they bring in cannot be checked there (default deny).
+    so what they bring in cannot be checked there (default deny). Nor are commits that
+    touch no file (a lead's review decisions, recorded in their trailers).
     """
     if tok.is_admin:
         return True
     if len(info.parents) > 1:
         return False
     touched = {f.path for f in info.files} | {f.old_path for f in info.files if f.old_path}
-    return all(may_read(tok, store, p) for p in touched)
+    return bool(touched) and all(may_read(tok, store, p) for p in touched)
 
 
 @require_token()

@@ -1,9 +1,10 @@
 """Review and promotion: the queue of daily entries, and what a lead decides about each.
 
 The files stay the source of truth. A promotion is one commit on the target carrying a
-`Promoted-From: <path>#<entry-id>` trailer per entry, so the review state in the database
-can be rebuilt from history; only dismissals are database-only. Undo is a new commit with
-a `Reverts: <sha>` trailer, never a rewrite.
+`Promoted-From: <path>#<entry-id>` trailer per entry, and a dismissal (or putting an entry
+back) is an empty commit with `Dismissed:` / `Reopened:` trailers, so the review state in
+the database can be rebuilt from history. Undo is a new commit with a `Reverts: <sha>`
+trailer, never a rewrite.
 
 One job per module; all plain Python except `state`:
 - `entries`  entry keys, parsing daily logs (cached), `Item`

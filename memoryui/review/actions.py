@@ -4,7 +4,9 @@ A promotion is one commit on the target carrying a `Promoted-From: <path>#<entry
 trailer per entry; the ledger records it after the write (entries are reserved first, so
 two leads cannot promote one entry twice). Undo is a new commit with `Reverts: <sha>`,
 never a rewrite: a three-way revert with the store's merge (`git merge-file`), refused
-when later edits touch the promoted lines. Dismissals are ledger-only.
+when later edits touch the promoted lines. A dismissal (and putting an entry back) is
+recorded in the ledger and, as an empty commit with a `Dismissed:` / `Reopened:` trailer
+per entry, in history, so `rebuild` restores it too.
 
 Plain Python: no Django (the ledger is passed in).
 """
@@ -96,23 +98,52 @@ def promote_entries(store: Store, ledger: Ledger, *, actor: Actor, keys: Iterabl
                                    user=actor.name)
 
 
-def dismiss(store: Store, ledger: Ledger, keys: Iterable[str], user: str) -> list[Item]:
-    """Dismiss entries (ledger only, no commit); promoted ones must be undone first."""
+def _decision_message(verb: str, items: list[Item]) -> str:
+    scopes = ", ".join(sorted({it.scope for it in items}))
+    n = len(items)
+    if n == 1:
+        it = items[0]
+        return f"{verb} the {it.date}{' ' + it.time if it.time else ''} entry of {scopes}"
+    return f"{verb} {n} entries of {scopes}"
+
+
+def record(store: Store, actor: Actor, verb: str, trailer: str, items: list[Item]) -> str:
+    """The decision about these entries as an empty commit, one trailer per entry."""
+    if not items:
+        return ""
+    return promote.record_decision(store, actor, _decision_message(verb, items),
+                                   [(trailer, it.key) for it in items],
+                                   f"review-{verb.lower()}")
+
+
+def dismiss(store: Store, ledger: Ledger, keys: Iterable[str], actor: Actor | str
+            ) -> list[Item]:
+    """Dismiss entries (the ledger, and an empty commit in history); promoted ones must be
+    undone first. `actor` may be a bare user name (recorded as that user)."""
+    if isinstance(actor, str):
+        actor = Actor.user(actor)
     items = resolve(store, ledger, keys)
     if not items:
         raise ReviewError("choose at least one entry to dismiss")
     refuse_promoted(ledger, items, "undo the promotion first")
-    ledger.dismiss(items, user)
+    fresh = [it for it in items if it.state is None]
+    ledger.dismiss(items, actor.name)
+    record(store, actor, "Dismiss", promote.DISMISSED, fresh)
     return items
 
 
-def reopen(store: Store, ledger: Ledger, keys: Iterable[str]) -> list[Item]:
-    """Put dismissed entries back into the queue."""
+def reopen(store: Store, ledger: Ledger, keys: Iterable[str], actor: Actor | None = None
+           ) -> list[Item]:
+    """Put dismissed entries back into the queue (recorded in history when an actor is
+    given, as every view does)."""
     items = resolve(store, ledger, keys)
     refuse_promoted(ledger, items, "undo the promotion instead")
+    were = [it for it in items if it.state is not None]
     ledger.reopen(items)
     for it in items:
         it.state = None
+    if actor is not None:
+        record(store, actor, "Reopen", promote.REOPENED, were)
     return items
 
 

@@ -8,6 +8,7 @@ them with. Plain Python: no Django.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from memoryui.store import Kind, Store, promote, skills
@@ -81,14 +82,27 @@ def _title(name: str) -> str:
     return " ".join(words)[:1].upper() + " ".join(words)[1:] if words else name
 
 
+def entry_texts(target: Target, items: list[Item], provenance: bool) -> list[str]:
+    """What each entry brings: its text, with its dated marker linking back when asked."""
+    if not provenance:
+        return [it.entry.text for it in items]
+    return [promote.with_marker(it.entry.text, promote.marker(
+        it.date, it.scope, it.path, it.entry.id, target.path)) for it in items]
+
+
 def make_draft(target: Target, items: list[Item], place: int | None = None,
-               description: str = "") -> Draft:
-    """The target's current text with the entries inserted where the lead chose.
+               description: str = "", *, provenance: bool = False,
+               texts: list[str] | None = None) -> Draft:
+    """The target's current text with the entries inserted where the lead chose, in the
+    style of that place (a list item after a list, else a paragraph).
 
     A new skill gets its SKILL.md front matter (name, `description`); a new world topic a
     title; an existing file keeps its text with the entries under heading `place`.
+    `provenance` adds a dated marker linking back to each entry; `texts` replaces the
+    entries' own texts (a lead's edited block, re-fitted for another target).
     """
-    texts = [it.entry.text for it in items]
+    if texts is None:
+        texts = entry_texts(target, items, provenance)
     if target.text is None:
         if target.kind == Kind.SKILL:
             body = f"# {_title(target.name or '')}\n\n{promote.format_entries(texts, 1)}\n"
@@ -101,9 +115,45 @@ def make_draft(target: Target, items: list[Item], place: int | None = None,
     found = promote.headings(target.text)
     if place is not None and not 0 <= place < len(found):
         place = None
-    block = promote.format_entries(texts, promote.level_at(target.text, place))
-    return Draft(target, items, promote.insert(target.text, block, place), place, found,
-                 description)
+    block, tight = promote.fit_entries(texts, promote.level_at(target.text, place),
+                                       promote.style_at(target.text, place))
+    return Draft(target, items, promote.insert(target.text, block, place, tight=tight), place,
+                 found, description)
+
+
+REFIT_MAX = 200_000
+
+
+def refit_draft(old: Target | None, new: Target, items: list[Item], *, text: str,
+                started: str, place: int | None = None, description: str = "",
+                provenance: bool = False) -> Draft:
+    """The draft for a new target or place that keeps the lead's edits.
+
+    `text` is the editor's text for the `old` target, `started` the draft it began as.
+    Unedited, the draft is simply rebuilt. Edited, the inserted block as the lead left it
+    (`promote.edited_block`) is taken out of its old style (list markers, continuation
+    indent), its provenance links re-pointed, and fitted into the new place: headings
+    demoted, list items re-marked. Within the same file, edits to its other lines stay.
+    Texts over REFIT_MAX characters (far past any framework's budget) are rebuilt, so a
+    line diff never gets expensive.
+    """
+    text, started = text.replace("\r\n", "\n"), started.replace("\r\n", "\n")
+    if old is None or text == started or not text.strip() or \
+            max(len(text), len(started)) > REFIT_MAX:
+        return make_draft(new, items, place, description, provenance=provenance)
+    before = old.text if old.text is not None else make_draft(old, [], None, description,
+                                                                texts=[]).text
+    block, rest = promote.edited_block(before, started, text)
+    if not block.strip():
+        return make_draft(new, items, place, description, provenance=provenance)
+    texts = promote.unfit(promote.relink(block, old.path, new.path))
+    if old.path == new.path and new.text is not None:
+        # Another place in the same file: the lead's other edits to it stay too (the
+        # draft's target stays the file as it is, the version a save is checked against).
+        draft = make_draft(dataclasses.replace(new, text=rest), items, place, description,
+                           texts=texts)
+        return dataclasses.replace(draft, target=new, headings=promote.headings(rest))
+    return make_draft(new, items, place, description, texts=texts)
 
 
 def default_message(target: Target, items: list[Item]) -> str:

@@ -122,6 +122,8 @@ class Item:
     time_key: str  # its time, or the last time above it in the file
     state: Decision | None = None
     next_dom: str = ""  # the entry after it on the page ("skip" jumps there)
+    group: list[Item] | None = None  # its near-duplicates, newest (this one) first
+    known: object = None  # similar.Known: where memory already states this fact
 
     @property
     def key(self) -> str:

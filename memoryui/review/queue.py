@@ -16,6 +16,7 @@ from memoryui.store import Kind, NotFound, Store
 from .entries import Item, items_of, parse_key
 from .errors import ReviewError
 from .ledger import Ledger
+from .similar import already_known, group_ids, threshold
 from .sources import daily_files
 
 PAGE_SIZE = 50
@@ -60,10 +61,13 @@ class Queue:
     counts: list[tuple[str, int]]  # scope -> matching entries (ignoring the scope filter)
     scopes: list[str]
     has_daily: bool = True
+    cards: int = 0  # entries shown as cards (a group of near-duplicates is one card)
+    day_counts: dict[str, int] | None = None  # date -> matching entries (all pages)
+    grouped: int = 0  # entries folded into a group card
 
     @property
     def pages(self) -> int:
-        return max(1, -(-self.total // PAGE_SIZE))
+        return max(1, -(-(self.cards or self.total) // PAGE_SIZE))
 
     @property
     def days(self) -> list[tuple[str, list[Item]]]:
@@ -75,6 +79,12 @@ class Queue:
         return out
 
     @property
+    def days_counted(self) -> list[tuple[str, int, list[Item]]]:
+        """(date, matching entries that day on every page, this page's cards that day)."""
+        counts = self.day_counts or {}
+        return [(day, counts.get(day, len(items)), items) for day, items in self.days]
+
+    @property
     def counted(self) -> int:
         return sum(n for _s, n in self.counts)
 
@@ -83,19 +93,50 @@ def _status_ok(item: Item, status: str) -> bool:
     return status == "all" or item.status == status
 
 
-def build_queue(store: Store, ledger: Ledger, filters: Filters) -> Queue:
-    """The filtered queue, newest first, one page of it, with counts per scope.
+def _cards(store: Store, files: list, every: list[Item], shown: list[Item], cut: int
+           ) -> list[Item]:
+    """The shown (undecided) entries as cards: near-duplicates under their newest one.
 
-    Clamps `filters.page` to the last page. Each shown item's `next_dom` is the item after
-    it on the page (the "skip" link).
+    Groups are found among every entry of the range (cached while no log changes), so
+    a decision only takes entries out of their group; at most MAX_ENTRIES per card.
+    """
+    every.sort(key=lambda it: it.sort_key, reverse=True)
+    token = (str(store.root), tuple((f[0], f[3]) for f in files))
+    ids = group_ids(token, every, lambda it: it.entry.text, cut)
+    gid = {it.ref: g for it, g in zip(every, ids, strict=True)}
+    groups: dict[int, list[Item]] = {}
+    cards: list[Item] = []
+    for it in shown:
+        members = groups.setdefault(gid[it.ref], [])
+        if len(members) >= MAX_ENTRIES:  # a card is acted on at once: start another
+            members = groups[gid[it.ref]] = []
+        if not members:
+            cards.append(it)
+        members.append(it)
+        if len(members) > 1:
+            members[0].group = members
+    return cards
+
+
+def build_queue(store: Store, ledger: Ledger, filters: Filters, *,
+                details: bool = True) -> Queue:
+    """The filtered queue, newest first, one page of it, with counts per scope and day.
+
+    Undecided near-duplicates are one card (`item.group`: the newest entry first, see
+    `similar`), and a shown undecided entry whose fact memory already holds has
+    `item.known`; `details=False` skips both (only the counts are wanted). Clamps
+    `filters.page` to the last page. Each shown item's `next_dom` is the item after it on
+    the page (the "skip" link).
     """
     files = daily_files(store, filters.since, filters.until)
     states = ledger.decisions_between(filters.since.isoformat(), filters.until.isoformat())
     terms = filters.q.lower().split()
     counts: Counter[str] = Counter()
     items: list[Item] = []
+    every: list[Item] = []  # every entry of the range: near-duplicates are found among them
     for path, scope, date, stamp in files:
         for it in items_of(store, path, scope, date, stamp):
+            every.append(it)
             it.state = states.get(it.ref)
             if not _status_ok(it, filters.status):
                 continue
@@ -107,13 +148,24 @@ def build_queue(store: Store, ledger: Ledger, filters: Filters) -> Queue:
             if not filters.scope or scope == filters.scope:
                 items.append(it)
     items.sort(key=lambda it: it.sort_key, reverse=True)
+    total = len(items)
+    day_counts = Counter(it.date for it in items)
+    cut = threshold() if details and filters.status == "todo" else 0
+    if cut:
+        items = _cards(store, files, every, items, cut)
     filters.page = min(max(1, filters.page), max(1, -(-len(items) // PAGE_SIZE)))
     start = (filters.page - 1) * PAGE_SIZE
     page = items[start:start + PAGE_SIZE]
     for it, nxt in zip(page, page[1:], strict=False):
         it.next_dom = nxt.dom_id
-    return Queue(filters, page, len(items), sorted(counts.items()), store.scopes(),
-                 store.layout.supports(Kind.DAILY))
+    if cut:
+        todo = [it for it in page if it.status == "todo"]
+        for it, known in zip(todo, already_known(
+                store, [(it.scope, it.entry.text) for it in todo], cut), strict=True):
+            it.known = known
+    return Queue(filters, page, total, sorted(counts.items()), store.scopes(),
+                 store.layout.supports(Kind.DAILY), cards=len(items),
+                 day_counts=dict(day_counts), grouped=total - len(items))
 
 
 def attach_states(ledger: Ledger, items: list[Item]) -> None:

@@ -19,13 +19,12 @@ import re
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memoryui.store import InvalidName, Kind
 from memoryui.store.gitrepo import run_git
 from memoryui.store.names import validate_relpath
-from memoryui.store.walk import read_nofollow, walk
+from memoryui.store.walk import read_nofollow
 
 from .snippets import MARK_END, MARK_START
 
@@ -62,9 +61,14 @@ def stamp(mtime: float) -> int:
     return int(mtime * 1_000_000_000)
 
 
-def scan(root: Path) -> dict[str, tuple[int, int]]:
-    """path -> (size, stamp) of every regular file the walker lists (no links, no dot-names)."""
-    return {e.path: (e.size, stamp(e.mtime)) for e in walk(root)}
+def scan(store: Store) -> dict[str, tuple[int, int]]:
+    """path -> (size, stamp) of every regular file the walker lists (no links, no dot-names).
+
+    From the store's tree model, which keeps exactly the walker's listing current by
+    changes (writes, commits, the file watcher, `git status`): walking 200k files before
+    every catch-up cost seconds.
+    """
+    return {p: (info.size, stamp(info.mtime)) for p, info in store.tree().items()}
 
 
 def title_of(body: str) -> str:

@@ -20,8 +20,6 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from memoryui.store.walk import walk
-
 from .documents import Doc, DocReader, read_docs, scan
 
 if TYPE_CHECKING:
@@ -163,7 +161,7 @@ class Updater:
     def _build(self, store: Store, progress: ProgressFn | None, *, clear: bool,
                meta: dict[str, str]) -> list[str]:
         """Write every walked file, oldest change first: row order is recency order."""
-        files = {e.path: e.mtime for e in walk(store.root)}
+        files = {p: info.mtime for p, info in store.tree().items()}
         last = store.last_changes()
 
         def when(p: str) -> float:
@@ -199,7 +197,9 @@ class Updater:
                                     meta={"built_at": str(time.time()),
                                           "checked_at": str(time.time())})
                 return sorted(built)
-            on_disk = scan(store.root)
+            if not store.tree_model.watching:
+                store.tree_model.check_now()  # no watcher: ask git status what changed
+            on_disk = scan(store)
             changed = sorted((p for p, st in on_disk.items() if indexed.get(p) != st),
                              key=lambda p: (on_disk[p][1], p))
             gone = [p for p in indexed if p not in on_disk]

@@ -64,3 +64,15 @@ class DiskFull(StoreError):
 
     def __init__(self, message: str = "the workspace disk is full"):
         super().__init__(message)
+
+
+class SecretFound(InvalidText):
+    """An agent's write adds a secret and the policy blocks it (memoryui/secrets): nothing
+    was written. The message names each kind and line, never the value."""
+
+    code = "secret_found"
+    status = 422
+
+    def __init__(self, message: str, findings: list | None = None):
+        super().__init__(message)
+        self.findings = list(findings or [])

@@ -18,18 +18,21 @@ from .errors import DiskFull
 TMP_SUFFIX = ".memoryui-tmp"
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, *, sync_folder: bool = True) -> None:
     """Unique temp file in the same folder, fsync, rename, fsync the folder.
 
     A crash leaves either the old or the new file, never a torn one; the temp name is
     hidden and unique so concurrent writers never share it (Duragent's fixed
     `MEMORY.md.tmp` races). A full disk raises DiskFull with the old file untouched.
+    `sync_folder=False` leaves the folder's fsync (which makes the rename itself survive
+    a power cut) to the caller: the store does it after releasing its lock, before it
+    acknowledges the write, so writers to other files do not wait for it.
     """
     with disk_errors():
-        _atomic_write(path, data)
+        _atomic_write(path, data, sync_folder)
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def _atomic_write(path: Path, data: bytes, sync_folder: bool = True) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -48,7 +51,8 @@ def _atomic_write(path: Path, data: bytes) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    fsync_dir(path.parent)
+    if sync_folder:
+        fsync_dir(path.parent)
 
 
 def prune_empty_dirs(directory: Path, root: Path) -> None:

@@ -1,4 +1,4 @@
-"""Reading git history: log with filters, one commit with its diff, blame, status.
+"""Reading git history: log with filters, one commit with its diff, status (blame: `blame.py`).
 
 Logs go through the git CLI, which uses the commit-graph's Bloom filters for
 path-limited logs (about 4 ms instead of 30 ms on a 5,000-commit history); single
@@ -11,7 +11,9 @@ another path (and never escapes the scope read rule).
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +21,7 @@ from pathlib import Path
 import pygit2
 
 from .diffs import DiffLine, FileDiff, Hunk
-from .gitrepo import run_git
+from .gitrepo import GIT_ENV, run_git
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's well-known empty tree
 _STATUS = {"A": "added", "D": "deleted", "R": "renamed"}
@@ -163,31 +165,70 @@ def log(root: Path, pathspecs: list[str] | None = None, *, actor: str | None = N
         limit: int = 50, offset: int = 0, with_files: bool = True,
         rev: str = "HEAD", all_files: bool = False) -> list[CommitInfo]:
     """Commits newest first, filtered like the activity feed needs (`all_files`: list every
-    file a commit touches, not only those matching the pathspecs)."""
-    args = ["log", "-z", f"--format={LOG_FORMAT}", f"--max-count={int(limit)}",
-            f"--skip={int(offset)}", "--no-color"]
+    file a commit touches, not only those matching the pathspecs).
+
+    `since`/`until` compare the author date each row shows, on every commit: git's own
+    `--since` stops at the first older commit and misses newer ones listed after it when
+    dates are out of order (imports, clock skew), so dated logs pick commits first.
+    """
+    args = ["log", "-z", f"--format={LOG_FORMAT}", "--no-color"]
     if with_files:
         args.append("--name-status")
         if all_files:
             args.append("--full-diff")
         if not pathspecs:  # with a path filter rename detection finds nothing and costs
             args.append("--find-renames")
-    if actor:
-        if ":" in actor:  # "agent:" / "user:" alone: any agent / any person
-            end = "" if actor.endswith(":") else "$"
-            args += ["--extended-regexp",
-                     f"--grep=^Memoryui-Actor: {re.escape(actor)}{end}"]
-        else:
-            args += [f"--author=^{re.escape(actor)} <"]
-    if since:
-        args.append(f"--since={_date_arg(since)}")
-    if until:
-        args.append(f"--until={_date_arg(until, end=True)}")
-    args.append(rev)
+    if since or until:
+        shas = _dated(root, pathspecs, _actor_args(actor), since, until, rev)
+        picked = shas[max(0, int(offset)):max(0, int(offset)) + max(0, int(limit))]
+        if not picked:
+            return []
+        args += ["--no-walk=unsorted", *picked]
+    else:
+        args += [f"--max-count={int(limit)}", f"--skip={int(offset)}",
+                 *_actor_args(actor), rev]
     args.append("--")
     args += pathspecs or []
     raw = run_git(root, *args, check=False)
     return _parse_log(raw, with_files)
+
+
+def _actor_args(actor: str | None) -> list[str]:
+    if not actor:
+        return []
+    if ":" in actor:  # "agent:" / "user:" alone: any agent / any person
+        end = "" if actor.endswith(":") else "$"
+        return ["--extended-regexp", f"--grep=^Memoryui-Actor: {re.escape(actor)}{end}"]
+    return [f"--author=^{re.escape(actor)} <"]
+
+
+def _bound(root: Path, value: str | dt.date | dt.datetime, end: bool) -> int:
+    """A since/until value as epoch seconds, read exactly as git reads dates."""
+    flag = "--until" if end else "--since"
+    out = run_git(root, "rev-parse", f"{flag}={_date_arg(value, end=end)}",
+                  check=False).decode().strip()
+    m = re.fullmatch(r"--(?:max|min)-age=(-?\d+)", out)
+    if not m:
+        raise ValueError(f"not a date: {value!r}")
+    return int(m.group(1))
+
+
+def _dated(root: Path, pathspecs: list[str] | None, actor_args: list[str],
+           since: str | dt.date | None, until: str | dt.date | None, rev: str) -> list[str]:
+    """Shas (newest first) whose author date is within since..until, over all history."""
+    lo = _bound(root, since, False) if since else None
+    hi = _bound(root, until, True) if until else None
+    raw = run_git(root, "log", "-z", "--format=%H %at", "--no-color", *actor_args, rev,
+                  "--", *(pathspecs or []), check=False).decode()
+    out = []
+    for rec in raw.split("\0"):
+        sha, _, at = rec.strip().partition(" ")
+        if not at:
+            continue
+        when = int(at)
+        if (lo is None or when >= lo) and (hi is None or when <= hi):
+            out.append(sha)
+    return out
 
 
 def show(root: Path, sha: str, repo: pygit2.Repository | None = None) -> CommitDetail | None:
@@ -228,10 +269,78 @@ def _tree_of(repo: pygit2.Repository, rev: str) -> pygit2.Tree | None:
     return repo.revparse_single(rev).peel(pygit2.Tree)
 
 
+FAST_DIFF_FILES = 500  # more changed files than this: libgit2's own diff is as quick
+_PLAIN = int(pygit2.enums.FileMode.BLOB)
+
+
+def _blob_changes(a: pygit2.Tree | None, b: pygit2.Tree | None, prefix: str,
+                  out: list[tuple[str, pygit2.Blob | None, pygit2.Blob | None]]
+                  ) -> list | None:
+    """(path, old blob, new blob) of every file that differs, skipping subtrees whose ids
+    are equal: libgit2's tree-to-tree diff visits every entry of both trees (about 100 ms
+    on 200k files for a one-line commit). None when only libgit2's diff can say it right
+    (a file becoming a folder, a mode other than a plain file, too many files)."""
+    ea = {e.name: e for e in a} if a is not None else {}
+    eb = {e.name: e for e in b} if b is not None else {}
+    for name in ea.keys() | eb.keys():
+        x, y = ea.get(name), eb.get(name)
+        if x is not None and y is not None and x.id == y.id and x.filemode == y.filemode:
+            continue
+        kinds = {e.type_str for e in (x, y) if e is not None}
+        if kinds == {"tree"}:
+            if _blob_changes(x, y, f"{prefix}{name}/", out) is None:
+                return None
+        elif kinds == {"blob"} and all(e.filemode == _PLAIN for e in (x, y) if e is not None):
+            out.append((prefix + name, x, y))
+        else:
+            return None
+        if len(out) > FAST_DIFF_FILES:
+            return None
+    return out
+
+
+def _same_file(a: pygit2.Tree | None, b: pygit2.Tree | None, path: str) -> list | None:
+    """A path that is a plain file on both sides: its own change alone (no rename can
+    involve it, so nothing else in the trees needs looking at); None otherwise."""
+    try:
+        x, y = a[path], b[path]  # type: ignore[index]
+    except (KeyError, TypeError):
+        return None
+    if not (x.type_str == y.type_str == "blob" and x.filemode == y.filemode == _PLAIN):
+        return None
+    return [] if x.id == y.id else [(path, x, y)]
+
+
+def _fast_diff(a: pygit2.Tree | None, b: pygit2.Tree | None, path: str | None,
+               with_patch: bool) -> tuple[list[FileDiff], str] | None:
+    """The same FileDiffs and patch text as libgit2's diff with rename detection, from the
+    changed blobs alone; None when a rename is possible (a file added and another deleted)
+    or `_blob_changes` declines."""
+    one = _same_file(a, b, path) if path else None
+    changes = one if one is not None else _blob_changes(a, b, "", [])
+    if changes is None or (any(x is None for _, x, _ in changes)
+                           and any(y is None for _, _, y in changes)):
+        return None
+    changes.sort(key=lambda c: c[0].encode())
+    if path:
+        changes = [c for c in changes if c[0] == path or c[0].startswith(path + "/")]
+    # `changes` keeps the blobs alive while their patches are read
+    patches = [pygit2.Patch.create_from(x, y, old_as_path=p, new_as_path=p)
+               for p, x, y in changes]
+    return ([_file_diff(pt) for pt in patches],
+            "".join(pt.text or "" for pt in patches) if with_patch else "")
+
+
 def _tree_diff(a: pygit2.Tree | None, b: pygit2.Tree | None, path: str | None = None,
                with_patch: bool = True) -> tuple[list[FileDiff], str]:
     if a is None and b is None:
         return [], ""
+    fast = _fast_diff(a, b, path, with_patch)
+    return fast if fast is not None else _libgit2_diff(a, b, path, with_patch)
+
+
+def _libgit2_diff(a: pygit2.Tree | None, b: pygit2.Tree | None, path: str | None,
+                  with_patch: bool) -> tuple[list[FileDiff], str]:
     if a is None:
         diff = b.diff_to_tree(swap=True)  # from the empty tree to b
     elif b is None:
@@ -270,42 +379,6 @@ def _file_diff(patch: pygit2.Patch) -> FileDiff:
     return fd
 
 
-@dataclass
-class BlameLine:
-    line_no: int
-    sha: str
-    author: str
-    time: int
-    summary: str
-    text: str
-    actor: str = ""
-
-    @property
-    def when(self) -> dt.datetime:
-        return dt.datetime.fromtimestamp(self.time, tz=dt.UTC)
-
-
-def blame(root: Path, path: str, rev: str = "HEAD") -> list[BlameLine]:
-    raw = run_git(root, "blame", "--porcelain", rev, "--", path, check=False)
-    lines: list[BlameLine] = []
-    meta: dict[str, dict[str, str]] = {}
-    cur_sha, cur_line = "", 0
-    for line in raw.decode("utf-8", "replace").split("\n"):
-        if line.startswith("\t"):
-            m = meta.setdefault(cur_sha, {})
-            lines.append(BlameLine(cur_line, cur_sha, m.get("author", ""),
-                                   int(m.get("author-time", "0") or 0), m.get("summary", ""),
-                                   line[1:]))
-            continue
-        parts = line.split(" ")
-        if len(parts) >= 3 and re.match(r"^[0-9a-f]{40}$", parts[0]):
-            cur_sha, cur_line = parts[0], int(parts[2])
-            meta.setdefault(cur_sha, {})
-        elif cur_sha and parts and parts[0] in ("author", "author-time", "summary"):
-            meta[cur_sha][parts[0]] = line[len(parts[0]) + 1:]
-    return lines
-
-
 def actors_of(root: Path, shas: set[str] | list[str]) -> dict[str, str]:
     """sha -> `Memoryui-Actor` (or `git:<author>`) for many commits in one git call.
 
@@ -334,7 +407,10 @@ class StatusEntry:
 
 def status(root: Path) -> list[StatusEntry]:
     """Working-tree changes against HEAD (files changed outside memoryui)."""
-    raw = run_git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all",
+    # --no-optional-locks: never hold index.lock, so a person running git by hand in the
+    # workspace at the same moment is not refused (git's advice for background status).
+    raw = run_git(root, "--no-optional-locks", "status", "--porcelain=v1", "-z",
+                  "--untracked-files=all",
                   "--no-renames", check=False)
     out = []
     # surrogateescape: a name that is not UTF-8 still round-trips to the file system.
@@ -354,17 +430,40 @@ def status(root: Path) -> list[StatusEntry]:
     return sorted(out, key=lambda e: e.path)
 
 
-def last_changes(root: Path, since_rev: str | None, head: str) -> list[tuple[str, dict]]:
-    """(path, summary) for each path touched in since_rev..head, newest first."""
+def last_changes(root: Path, since_rev: str | None, head: str) -> Iterator[tuple[str, dict]]:
+    """(path, summary) for each path touched in since_rev..head, newest first.
+
+    Streamed: the whole history of a 200k-commit workspace is ~100 MB of `git log`
+    output, which held at once doubled a worker's memory on its first start.
+    """
     rng = f"{since_rev}..{head}" if since_rev else head
     fmt = RS + FS.join(["%H", "%an", "%at", "%s",
                         "%(trailers:key=Memoryui-Actor,valueonly,separator=%x2c)"]) + FS
-    raw = run_git(root, "log", "-z", f"--format={fmt}", "--name-status", "--no-renames", rng,
-                  "--", check=False)
-    out = []
-    for (sha, author, at, subject, actor), changes in _records(raw, 5):
-        info = {"sha": sha, "author": author, "time": int(at or 0), "subject": subject,
-                "actor": actor.strip() or f"git:{author}"}
-        for change in changes:
-            out.append((change.path, info))
-    return out
+    args = ["git", "-c", "core.quotepath=off", "log", "-z", f"--format={fmt}",
+            "--name-status", "--no-renames", rng, "--"]
+    with subprocess.Popen(args, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          env={**os.environ, **GIT_ENV}) as proc:
+        assert proc.stdout is not None
+        pending = b""
+        while True:
+            chunk = proc.stdout.read(1 << 20)
+            # A record ends where the next begins: keep the last (maybe partial) one.
+            data = pending + chunk
+            if chunk:
+                cut = data.rfind(b"\x1e")
+                while cut > 0 and not _RECORD_START.match(
+                        data[cut:cut + 42].decode("ascii", "replace")):
+                    cut = data.rfind(b"\x1e", 0, cut)
+            else:
+                cut = len(data)  # the end: the last record is whole
+            if cut <= 0 and chunk:
+                pending = data
+                continue
+            complete, pending = data[:cut], data[cut:]
+            for (sha, author, at, subject, actor), changes in _records(complete, 5):
+                info = {"sha": sha, "author": author, "time": int(at or 0),
+                        "subject": subject, "actor": actor.strip() or f"git:{author}"}
+                for change in changes:
+                    yield change.path, info
+            if not chunk:
+                break

@@ -7,6 +7,7 @@ pending-change attribution and the tools can never disagree.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -54,6 +55,17 @@ class Address:
     name: str | None = None
 
 
+@functools.lru_cache(maxsize=65536)
+def _name_ok(kind: Kind, name: str) -> bool:
+    """A name the kind's rule keeps as it is (cached: a workspace repeats its 365 dates
+    across hundreds of scopes, and listing 200k paths checked each one again)."""
+    check = _NAME_CHECKS.get(kind)
+    try:
+        return not check or check(name) == name
+    except InvalidName:
+        return False
+
+
 _NAME_CHECKS = {
     Kind.WORLD: names.validate_world_topic,
     Kind.DAILY: names.validate_date,
@@ -75,6 +87,12 @@ class _Pattern:
         rx = rx.replace(re.escape("{scope}"), r"(?P<scope>[A-Za-z0-9_-]{1,64})")
         rx = rx.replace(re.escape("{name}"), r"(?P<name>[^/]+)")
         return cls(kind, template, re.compile(f"^{rx}$"))
+
+    @functools.cached_property
+    def fixed(self) -> tuple[tuple[int, str], ...]:
+        """(position, name) of the template's literal path components."""
+        return tuple((i, part) for i, part in enumerate(self.template.split("/"))
+                     if "{" not in part)
 
     @property
     def scoped(self) -> bool:
@@ -149,21 +167,33 @@ class Layout:
 
     reserved_note_names: frozenset[str] = frozenset()
 
+    def _by_depth(self) -> dict[int, list[_Pattern]]:
+        """Patterns by their number of path components, in table order (first match wins)."""
+        table = self.__dict__.get("_depth_table")
+        if table is None:
+            table = {}
+            for pat in self.patterns:
+                table.setdefault(pat.template.count("/") + 1, []).append(pat)
+            self.__dict__["_depth_table"] = table
+        return table
+
     # -- paths -> addresses -------------------------------------------------
     def address(self, path: str) -> Address | None:
         """The logical address of a workspace path, or None for files outside the layout."""
-        for pat in self.patterns:
-            m = pat.regex.match(path)
-            if not m:
+        parts = path.split("/")
+        for pat in self._by_depth().get(len(parts), ()):
+            m = None
+            for i, lit in pat.fixed:
+                if parts[i] != lit:
+                    break  # a literal folder differs: no need to run the regex
+            else:
+                m = pat.regex.match(path)
+            if m is None:
                 continue
             gd = m.groupdict()
             name = gd.get("name")
             if name is not None:
-                check = _NAME_CHECKS.get(pat.kind)
-                try:
-                    if check and check(name) != name:
-                        continue
-                except InvalidName:
+                if not _name_ok(pat.kind, name):
                     continue
                 if pat.kind == Kind.NOTE and name in self.reserved_note_names:
                     continue

@@ -1,107 +1,292 @@
 """The read model of the working tree: every file with its size and last commit.
 
-Kept current without re-walking: a full walk (the store's one walker) stats all files
-(about 100-300 ms at 20k files), so it happens once and then every TREE_TTL seconds to
-catch edits made outside memoryui; in between only the paths this process wrote and the
-paths in new commits (from HEAD's advance) are re-stated. The last-change map follows
-HEAD incrementally and is saved so a restart only catches up from where it was.
+Cost grows with what changed, not with the workspace:
+- The first listing reads git's index (`listing.py`, 0.3 s at 200k files) instead of
+  walking; `git status` then names what differs from the index, in a background thread
+  (`checking` is true meanwhile, and pages say so).
+- After that nothing is re-walked. Paths this process writes, paths in new commits (from
+  HEAD's advance) and paths a file-system watcher reports (`watch.py`, inotify) are
+  re-stated one by one. Without a watcher, `git status` re-checks every TREE_TTL seconds,
+  and only when a page asks.
+- Every change bumps `version` and is logged, so a consumer (the overview) can patch what
+  it derived with `changed_since(version)` instead of rebuilding.
+- The last-change map (path -> last commit) follows HEAD incrementally and is saved, so
+  a restart catches up from where it was. A repository seen for the first time (a clone,
+  an import) has it computed from the whole history in the background (`history_pending`).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
-import stat
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pygit2
 
-from . import history, walk
+from . import history, listing, walk
+from .files import ProcessLock
 from .gitrepo import GitRepo
-from .layout import Address, Layout
+from .layout import Layout
 
-TREE_TTL = 60.0  # seconds between full re-walks that catch changes made outside memoryui
+log = logging.getLogger("memoryui.store")
+
+TREE_TTL = 60.0  # seconds between `git status` re-checks when no watcher runs
 LASTCHANGE_SAVE_EVERY = 30.0  # seconds between saves of the last-change cache file
+SYNC_HISTORY_BELOW = 5_000  # files; smaller workspaces are listed and read at once
+CHANGE_LOG = 5_000  # changed paths remembered for consumers; older ones mean "rebuild"
 
 
-@dataclass
+class LastChange:
+    """The last commit of a path: sha and time kept, the rest read from git when shown.
+
+    Reads like the dict it replaces (`last["time"]`, `last.get("actor")`): 200k paths of
+    full commit details cost ~140 MB; two fields cost a third of that.
+    """
+
+    __slots__ = ("sha", "time", "_model")
+
+    def __init__(self, sha: str, time: int, model: TreeModel | None = None):
+        self.sha, self.time, self._model = sha, time, model
+
+    def get(self, key: str, default: object = None) -> object:
+        if key == "sha":
+            return self.sha
+        if key == "time":
+            return self.time
+        if self._model is None:
+            return default
+        return self._model.commit_info(self.sha).get(key, default)
+
+    def __getitem__(self, key: str) -> object:
+        value = self.get(key, KeyError)
+        if value is KeyError:
+            raise KeyError(key)
+        return value
+
+    def __bool__(self) -> bool:
+        return True
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LastChange):
+            return (self.sha, self.time) == (other.sha, other.time)
+        if isinstance(other, dict):
+            return other.get("sha") == self.sha
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass(slots=True)
 class FileInfo:
+    """A file as the tree keeps it (its layout address is derived where needed: keeping
+    200k of them cost 20 MB)."""
+
     path: str
-    address: Address | None
     size: int
     mtime: float
-    last: dict | None = None  # sha, author, actor, time, subject of the last commit
+    last: LastChange | None = None  # sha, time (author, actor, subject on demand)
 
 
 class TreeModel:
     """The cached tree and last-change map of one workspace (shared by its threads)."""
 
-    def __init__(self, root: Path, layout: Layout, git: GitRepo):
+    def __init__(self, root: Path, layout: Layout, git: GitRepo, *, watch: bool = False):
         self.root, self.layout, self.git = root, layout, git
         self._tree: dict[str, FileInfo] | None = None
-        self._tree_walked = 0.0
+        self._checked = 0.0  # time.monotonic() of the last `git status` check
         self._dirty: set[str] = set()
-        self._last: dict[str, dict] = {}
+        self._last: dict[str, LastChange] = {}
         self._last_head: str | None = None
-        self._last_saved = 0.0  # time.monotonic() of the last lastchange.json save
+        self._last_saved = time.monotonic()  # a map loaded or read in full was just saved
+        self._saving = False
+        self._commits: dict[str, dict] = {}  # sha -> author, actor, subject (bounded)
         self._lock = threading.RLock()
+        self.version = 0
+        self._log: list[tuple[int, str]] = []  # (version, path) of recent changes
+        self._reset_at = 0  # a version before which changed_since cannot answer
+        self.checking = False  # a `git status` pass is under way
+        self.history_pending = False  # the last-change map is being computed
+        self._history_thread: threading.Thread | None = None
+        # one process of a server reads the whole history; the others load what it saved
+        self._history_lock = ProcessLock(git.state_dir / "lastchange.lock")
+        self._want_watch = watch
+        self.watcher = None
 
+    # -- changes ------------------------------------------------------------
     def touch(self, *paths: str) -> None:
-        """Mark paths this process changed, so the cached tree re-stats just those."""
+        """Mark paths that changed, so the cached tree re-stats just those."""
         with self._lock:
             self._dirty.update(paths)
 
     def invalidate(self) -> None:
-        """Forget the cached tree: the next `tree()` walks the whole workspace again."""
+        """Forget the cached tree: the next `tree()` lists the workspace again."""
         with self._lock:
             self._tree = None
+            self._reset_at = self.version = self.version + 1
 
-    def last_changes(self) -> dict[str, dict]:
-        """path -> the last commit that touched it, kept current incrementally by HEAD."""
+    def changed_since(self, version: int) -> set[str] | None:
+        """Paths changed after `version`, or None when that is too old to say (rebuild)."""
+        with self._lock:
+            if version < self._reset_at:
+                return None
+            return {p for v, p in self._log if v > version}
+
+    def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+
+    # -- last changes -------------------------------------------------------
+    def commit_info(self, sha: str) -> dict:
+        """Author, actor and subject of a commit (cached; read with libgit2)."""
+        info = self._commits.get(sha)
+        if info is None:
+            try:
+                c = self.git.repo[sha]
+                author = c.author.name
+                actors = history.parse_trailers(c.message).get("Memoryui-Actor") or [""]
+                info = {"author": author, "actor": actors[0].strip() or f"git:{author}",
+                        "subject": " ".join(c.message.split("\n\n", 1)[0].split("\n"))}
+            except (KeyError, ValueError, pygit2.GitError):
+                info = {"author": "", "actor": "", "subject": ""}
+            if len(self._commits) > 20_000:
+                self._commits.clear()
+            self._commits[sha] = info
+        return info
+
+    def last_changes(self) -> dict[str, LastChange]:
+        """path -> the last commit that touched it, kept current incrementally by HEAD.
+
+        On a large repository without a saved map this returns at once with what is known
+        (nothing) and computes the map in the background (`history_pending`).
+        """
         head = self.git.head()
         with self._lock:
             if head == self._last_head:
                 return self._last
-            cache_file = self.git.state_dir / "lastchange.json"
-            if self._last_head is None and cache_file.exists():
-                try:
-                    saved = json.loads(cache_file.read_text())
-                    self._last, self._last_head = saved["paths"], saved["head"]
-                except (ValueError, KeyError):
-                    self._last, self._last_head = {}, None
+            if (self._last_head is None and not self._load_saved() and head is not None
+                    and listing.index_size(self.git.git_dir) > SYNC_HISTORY_BELOW):
+                self._start_history(head)
+                return self._last
             if head is None:
                 self._last, self._last_head = {}, None
                 return self._last
-            if head == self._last_head:
+            if head == self._last_head or self.history_pending:
                 return self._last
-            since = self._last_head
-            if since and not self._is_ancestor(since, head):
-                since, self._last = None, {}
-            fresh: dict[str, dict] = {}
-            for path, info in history.last_changes(self.root, since, head):
-                fresh.setdefault(path, info)
-            if since:
-                self._dirty.update(fresh)  # other processes' commits: re-stat these
-            else:
-                self._tree = None
-            merged = dict(self._last) if since else {}
-            merged.update(fresh)
-            self._last, self._last_head = merged, head
-            # The file only gives a restart a head to catch up from: saving all paths on
-            # every commit cost ~100 ms per request on a 20k-file workspace.
-            now = time.monotonic()
-            if since is None or now - self._last_saved >= LASTCHANGE_SAVE_EVERY:
-                tmp = cache_file.with_suffix(".tmp")
-                try:
-                    tmp.write_text(json.dumps({"head": head, "paths": merged}))
-                    os.replace(tmp, cache_file)
-                    self._last_saved = now
-                except OSError:  # a full disk: the cache is only a restart's head start
-                    tmp.unlink(missing_ok=True)
+            self._catch_up(self._last_head, head)
             return self._last
+
+    def _load_saved(self) -> bool:
+        cache_file = self.git.state_dir / "lastchange.json"
+        try:
+            saved = json.loads(cache_file.read_text())
+            paths, head = saved["paths"], saved["head"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
+        last = {}
+        for path, v in paths.items():
+            if isinstance(v, list):
+                last[path] = LastChange(v[0], int(v[1]), self)
+            elif isinstance(v, dict):  # the first format kept whole dicts
+                last[path] = LastChange(v.get("sha", ""), int(v.get("time", 0) or 0), self)
+        self._last, self._last_head = last, head
+        if self._tree is not None:  # listed before this map existed: list again
+            self._tree = None
+            self._reset_at = self.version = self.version + 1
+        return True
+
+    def _start_history(self, head: str) -> None:
+        if self._history_thread is not None:
+            return
+        self.history_pending = True
+
+        def work() -> None:
+            try:
+                with self._history_lock:
+                    with self._lock:
+                        if self._load_saved():  # another worker read it meanwhile:
+                            return  # the next last_changes() catches up from its head
+                    last = self._read_history(None, head)
+                    with self._lock:
+                        self._last, self._last_head = last, head
+                        self._save(force=True)
+                        if self._tree is not None:  # fill in what the listing left empty
+                            for p, info in self._tree.items():
+                                info.last = last.get(p)
+                            self._tree = dict(self._tree)
+                        self._changed(list(last))
+            except Exception:  # noqa: BLE001 - the next request tries again
+                log.exception("reading the last change of every file failed")
+            finally:
+                with self._lock:
+                    self.history_pending = False
+                    self._history_thread = None
+
+        self._history_thread = threading.Thread(target=work, name="memoryui-lastchange",
+                                                daemon=True)
+        self._history_thread.start()
+
+    def wait_for_history(self, timeout: float | None = None) -> None:
+        """Block until the background last-change computation (if any) ends (tests, CLI)."""
+        t = self._history_thread
+        if t is not None:
+            t.join(timeout)
+
+    def _read_history(self, since: str | None, head: str) -> dict[str, LastChange]:
+        fresh: dict[str, LastChange] = {}
+        for path, info in history.last_changes(self.root, since, head):
+            if path not in fresh:
+                fresh[path] = LastChange(info["sha"], info["time"], self)
+                if info["sha"] not in self._commits and since is not None:
+                    self._commits[info["sha"]] = {k: info[k] for k in
+                                                  ("author", "actor", "subject")}
+        return fresh
+
+    def _catch_up(self, since: str | None, head: str) -> None:
+        if since and not self._is_ancestor(since, head):
+            since = None
+        fresh = self._read_history(since, head)
+        merged = dict(self._last) if since else {}
+        merged.update(fresh)
+        self._last, self._last_head = merged, head
+        self._dirty.update(fresh)  # other processes' commits: re-stat these
+        if since is None:
+            self._tree = None
+            self._reset_at = self.version = self.version + 1
+        self._save(force=since is None)
+
+    def _save(self, force: bool = False) -> None:
+        """Write the map for a restart to catch up from, off the request path.
+
+        A restart only needs some recent head and the paths as of it: saving 200k paths
+        costs about a second, so it runs in a thread at most every LASTCHANGE_SAVE_EVERY s.
+        """
+        now = time.monotonic()
+        if self._saving or (not force and now - self._last_saved < LASTCHANGE_SAVE_EVERY):
+            return
+        self._saving, self._last_saved = True, now
+        head = self._last_head
+        snapshot = {p: [c.sha, c.time] for p, c in self._last.items()}
+
+        def work() -> None:
+            cache_file = self.git.state_dir / "lastchange.json"
+            tmp = cache_file.with_suffix(f".{threading.get_ident()}.tmp")
+            try:
+                tmp.write_text(json.dumps({"head": head, "paths": snapshot}))
+                os.replace(tmp, cache_file)
+            except OSError:  # a full disk: the cache is only a restart's head start
+                tmp.unlink(missing_ok=True)
+            finally:
+                self._saving = False
+
+        if force:
+            work()
+        else:
+            threading.Thread(target=work, name="memoryui-lastchange-save", daemon=True).start()
 
     def _is_ancestor(self, a: str, b: str) -> bool:
         try:
@@ -109,40 +294,115 @@ class TreeModel:
         except (KeyError, ValueError, pygit2.GitError):
             return False
 
+    # -- the tree -----------------------------------------------------------
     def tree(self) -> dict[str, FileInfo]:
         """Every file with size and last change (a changed tree is a new dict, so callers
-        may cache by identity)."""
+        may cache by identity; `version` says what changed). Paths first listed are in
+        byte order; paths added later are not: sort if you need order."""
         last = self.last_changes()
         with self._lock:
+            if self._want_watch and self.watcher is None:
+                self._start_watcher()
             now = time.monotonic()
-            if self._tree is None or now - self._tree_walked > TREE_TTL:
-                address = self.layout.address
-                self._tree = {
-                    e.path: FileInfo(e.path, address(e.path), e.size, e.mtime, last.get(e.path))
-                    for e in sorted(walk.walk(self.root), key=lambda e: e.path)
-                }
-                self._tree_walked = now
+            if self._tree is None:
+                # Small workspaces are listed exactly at once; large ones from the index,
+                # with `git status` correcting it in the background (pages say so).
+                small = listing.index_size(self.git.git_dir) < SYNC_HISTORY_BELOW
+                entries = (listing.listing if small else listing.indexed)(
+                    self.root, self.git.git_dir)
+                self._tree = {p: FileInfo(p, e.size, e.mtime, last.get(p))
+                              for p, e in sorted(entries.items())}
+                self._reset_at = self.version = self.version + 1
                 self._dirty.clear()
-            elif self._dirty:
+                if small:
+                    self._checked = now
+                else:
+                    self._check_in_background()
+            elif not self.watching and now - self._checked > TREE_TTL:
+                self._check_in_background()
+            if self._dirty:
                 self._tree = self._restat(self._tree, last)
             return self._tree
 
-    def _restat(self, old: dict[str, FileInfo], last: dict[str, dict]) -> dict[str, FileInfo]:
-        tree = dict(old)
-        added = False
-        for p in self._dirty:
-            if any(walk.hidden(part) for part in p.split("/")):
-                continue
+    @property
+    def listed(self) -> bool:
+        """The tree is held (listed once since the start or the last reset)."""
+        return self._tree is not None
+
+    @property
+    def watching(self) -> bool:
+        """A file-system watcher reports outside edits (else `git status` must be asked)."""
+        return self.watcher is not None and self.watcher.alive
+
+    def _start_watcher(self) -> None:
+        from .watch import Watcher  # watchfiles is loaded only by servers that watch
+
+        self.watcher = Watcher(self.root, self.touch)
+        self.watcher.start()
+
+    def _check_in_background(self) -> None:
+        """Run `git status` off the request path; what it names is re-stated."""
+        if self.checking:
+            return
+        self.checking = True
+        self._checked = time.monotonic()
+
+        def work() -> None:
             try:
-                st = os.lstat(self.root / p)
-            except (FileNotFoundError, NotADirectoryError):
-                tree.pop(p, None)
+                paths = [c.path for c in history.status(self.root)]
+                self.touch(*paths)
+            except Exception:  # noqa: BLE001 - the next check tries again
+                log.exception("git status check failed")
+            finally:
+                self.checking = False
+
+        threading.Thread(target=work, name="memoryui-status", daemon=True).start()
+
+    def check_now(self) -> None:
+        """Run the `git status` check in this thread (tests, commands)."""
+        self.touch(*(c.path for c in history.status(self.root)))
+        self._checked = time.monotonic()
+
+    def _restat(self, old: dict[str, FileInfo], last: dict[str, LastChange]
+                ) -> dict[str, FileInfo]:
+        tree = dict(old)
+        changed: list[str] = []
+        for p in self._dirty:
+            if not p or any(walk.hidden(part) for part in p.split("/")):
                 continue
-            if stat.S_ISREG(st.st_mode) and walk.link_in_path(self.root, p) is None:
-                added = added or p not in tree
-                tree[p] = FileInfo(p, self.layout.address(p), st.st_size, st.st_mtime,
-                                   last.get(p))
-            else:
-                tree.pop(p, None)
+            entry = listing.entry_for(self.root, p)
+            if entry is not None:
+                tree[p] = FileInfo(p, entry.size, entry.mtime, last.get(p))
+                changed.append(p)
+                continue
+            if tree.pop(p, None) is not None:
+                changed.append(p)
+                continue
+            # Not a file: a folder that appeared, moved or went away (a watcher reports
+            # the folder alone). Re-list what is below it.
+            prefix = p + "/"
+            below = [q for q in tree if q.startswith(prefix)]
+            for q in below:
+                tree.pop(q)
+            found = {e.path: e for e in walk.walk(self.root, p)}
+            for q, e in found.items():
+                tree[q] = FileInfo(q, e.size, e.mtime, last.get(q))
+            changed.extend(set(below) | set(found))
         self._dirty.clear()
-        return dict(sorted(tree.items())) if added else tree
+        self._changed(changed)
+        return tree
+
+    def _changed(self, paths: Iterable[str]) -> None:
+        paths = list(paths)
+        if not paths:
+            return
+        self.version += 1
+        if len(paths) > CHANGE_LOG:
+            self._log.clear()
+            self._reset_at = self.version
+            return
+        self._log.extend((self.version, p) for p in paths)
+        if len(self._log) > CHANGE_LOG:
+            drop = len(self._log) - CHANGE_LOG
+            self._reset_at = max(self._reset_at, self._log[drop - 1][0])  # partly forgotten
+            del self._log[:drop]

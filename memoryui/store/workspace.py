@@ -18,11 +18,14 @@ from pathlib import Path
 
 import pygit2
 
+from memoryui.secrets import Guard
+
 from . import history, names, pending, walk
 from .actors import Actor
+from .blame import BlameLine, blame_lines
 from .committer import Committer
-from .errors import Ambiguous, Conflict, InvalidName, NotFound, TooLarge
-from .files import atomic_write, prune_empty_dirs
+from .errors import Ambiguous, Conflict, InvalidName, NotFound, SecretFound, TooLarge
+from .files import atomic_write, disk_errors, fsync_dir, prune_empty_dirs
 from .gitrepo import MIN_COMMIT_ID, GitRepo, Record
 from .layout import Address, Kind, Layout, get_layout
 from .tree import LASTCHANGE_SAVE_EVERY, TREE_TTL, FileInfo, TreeModel  # noqa: F401 (re-exported)
@@ -56,6 +59,13 @@ class WriteResult:
     text: str | None = None
 
 
+def _existing(folder: Path, root: Path) -> Path:
+    """The nearest folder still there (a delete may have pruned empty ones)."""
+    while folder != root and not folder.is_dir():
+        folder = folder.parent
+    return folder
+
+
 class Store:
     """A git-backed memory workspace with one layout.
 
@@ -65,17 +75,22 @@ class Store:
     """
 
     def __init__(self, root: str | os.PathLike[str], layout: str | Layout = "duragent",
-                 *, commit_delay: float = 0.0):
+                 *, commit_delay: float = 0.0, watch: bool = False, secrets: str = "block"):
         self.root = Path(root).resolve()
         self.layout = get_layout(layout)
         self.git = GitRepo(self.root)
+        # Secrets policy (memoryui/secrets): block|flag|off; the flagged record lives in .git.
+        self.secrets = Guard(Path(self.git.repo.path), secrets)
         self.commit_delay = commit_delay
         self.committer = Committer(self.git, commit_delay)
         self._stop = self.committer.stop  # set it to end deferred commits (a dying process)
-        self.tree_model = TreeModel(self.root, self.layout, self.git)
+        # watch=True: a file-system watcher notices edits made outside memoryui (servers);
+        # without it, `git status` re-checks every TREE_TTL seconds when a page asks.
+        self.tree_model = TreeModel(self.root, self.layout, self.git, watch=watch)
         # Called as listener(paths) after files change (search index, caches).
         self.listeners: list[Callable[[list[str]], None]] = []
         self.git.repair()
+        self.git.prepare()
         if self.git.has_uncommitted():
             self._safe_flush()
 
@@ -207,6 +222,7 @@ class Store:
             new = fn(old)
             if new is None or (new is not DELETE and old is not None and new == old):
                 return WriteResult(path, version_of(old_bytes), False, old_text=old, text=old)
+            added: list = []
             if new is DELETE:
                 full.unlink()
                 prune_empty_dirs(full.parent, self.root)
@@ -219,10 +235,14 @@ class Store:
                 if len(data) > MAX_FILE_BYTES:
                     raise TooLarge(f"{path} would be {len(data)} bytes; the limit is "
                                    f"{MAX_FILE_BYTES} bytes")
+                trailers = [tuple(t) for t in trailers]  # read twice: here and the record
+                machine = actor.kind == "agent" or any(k == "Memoryui-Token" for k, *_ in trailers)
+                added = self.secrets.check(path, old, new, "agent" if machine else actor.kind,
+                                           SecretFound)
                 # The blob first: a full disk then fails before the file is touched.
                 blob = self.git.create_blob(data)
                 try:
-                    atomic_write(full, data)
+                    atomic_write(full, data, sync_folder=False)  # synced below, unlocked
                 except (NotADirectoryError, FileExistsError):
                     raise InvalidName(f"invalid path {path!r}: a file stands where a folder "
                                       "is needed") from None
@@ -230,6 +250,9 @@ class Store:
                          time=when or 0.0)
             self.git.record(rec)
             self._touch(path)
+            self.secrets.written(path, old, None if data is None else new, added)
+        with disk_errors():
+            fsync_dir(full.parent if data is not None else _existing(full.parent, self.root))
         result = WriteResult(path, version_of(data), True, created=old is None,
                              deleted=data is None, old_text=old,
                              text=None if data is None else new)
@@ -257,6 +280,7 @@ class Store:
             self.git.record(r1)
             self.git.record(r2)
             self._touch(old, new)
+            self.secrets.moved(old, new)
         res = WriteResult(new, version_of(data), True, created=True)
         res.commit = self._after_write(r2.id)
         self.notify([old, new])
@@ -277,6 +301,7 @@ class Store:
                 prune_empty_dirs(full.parent, self.root)
                 last = Record(p, None, actor, tool, message, [tuple(t) for t in trailers])
                 self.git.record(last)
+                self.secrets.written(p, None, None, [])
             self._touch(*paths)
         self._after_write(last.id if last else "")
         self.notify(paths)
@@ -315,6 +340,7 @@ class Store:
                 self.git.record(Record(src, None, actor, tool, message, extra))
                 last = Record(dst, blob, actor, tool, message, extra)
                 self.git.record(last)
+                self.secrets.moved(src, dst)
             self._touch(*(p for pair in moves for p in pair))
         self._after_write(last.id)
         self.notify([p for pair in moves for p in pair])
@@ -370,6 +396,7 @@ class Store:
 
     def close(self) -> None:
         self.committer.close()
+        self.tree_model.close()
 
     # -- history -------------------------------------------------------------
     def head(self) -> str | None:
@@ -455,12 +482,12 @@ class Store:
                 raise NotFound(f"no commit {rev!r}")
         return history.diff(self.root, rev_a, rev_b, path, repo=self.git.repo)
 
-    def blame(self, path: str, rev: str = "HEAD") -> list[history.BlameLine]:
+    def blame(self, path: str, rev: str = "HEAD") -> list[BlameLine]:
         names.validate_relpath(path)
         self.sync()
         if self.head() is None:
             return []
-        lines = history.blame(self.root, path, rev)
+        lines = blame_lines(self.root, path, rev)
         actors = history.actors_of(self.root, {ln.sha for ln in lines})
         for ln in lines:
             ln.actor = actors.get(ln.sha, "uncommitted")
@@ -491,7 +518,24 @@ class Store:
                        actor: Actor | None = None, message: str | None = None,
                        tool: str = "snapshot") -> pending.Committed:
         """Commit outside changes (the shas; refused items are in `.refused`)."""
-        return pending.commit_pending(self, paths, actor=actor, message=message, tool=tool)
+        wanted = None if paths is None else list(paths)
+        chosen = wanted or []
+        if wanted is None and self.secrets.enabled:  # what this commit takes, to re-check
+            chosen = [e.path for e in self.pending()]
+        done = pending.commit_pending(self, wanted, actor=actor, message=message, tool=tool)
+        self.rescan_secrets(set(chosen) - {e.path for e in done.refused})
+        return done
+
+    def rescan_secrets(self, paths: Iterable[str]) -> None:
+        """Flag (never refuse) secrets in files that changed on disk: pending commits, sync."""
+        if not self.secrets.enabled:
+            return
+        with self.git.write_lock:  # the record file has one writer across processes
+            for p in paths:
+                try:
+                    self.secrets.rescan(p, self.read(p))
+                except (InvalidName, OSError):
+                    continue
 
     def pending_versions(self, path: str) -> tuple[str | None, str | None]:
         """(HEAD's text, working text) of a pending item, by its exact path (for diffs)."""

@@ -10,8 +10,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from typing import TYPE_CHECKING
 
 from memoryui.store.diffs import DiffLine, FileDiff
+
+if TYPE_CHECKING:
+    from .diffsource import DiffSource
 
 MAX_LINES_PER_FILE = 3000  # a bigger diff is summarised with a link, not drawn
 MAX_FILES_DRAWN = 100  # a bigger commit lists the rest without drawing them
@@ -31,6 +35,7 @@ class Row:
     segs: Segs = field(default_factory=list)
     header: str = ""
     nonl: bool = False  # "No newline at end of file" follows this line
+    gap: object = None  # kind "gap": a diffsource.Gap (hidden unchanged lines)
 
 
 @dataclass
@@ -47,6 +52,7 @@ class SplitRow:
     left: Side | None = None
     right: Side | None = None
     header: str = ""
+    gap: object = None  # kind "gap": a diffsource.Gap
 
 
 @dataclass
@@ -59,6 +65,8 @@ class FileView:
     split: list[SplitRow] = field(default_factory=list)
     too_large: bool = False
     drawn: bool = True
+    prose: str | None = None  # the rendered (prose) diff's HTML, when that view is chosen
+    prose_toggle: dict | None = None  # Source | Rendered links, for markdown files
 
     @property
     def path(self) -> str:
@@ -184,8 +192,11 @@ def split_rows(fd: FileDiff) -> list[SplitRow]:
 
 
 def file_views(diffs: list[FileDiff], *, split: bool = False,
-               max_files: int | None = None) -> list[FileView]:
-    """Views for each file of a commit; only the first `max_files` are drawn."""
+               max_files: int | None = None,
+               source: DiffSource | None = None) -> list[FileView]:
+    """Views for each file of a commit; only the first `max_files` are drawn. With a
+    `source` (see diffsource.diff_source) unchanged regions get expand rows and markdown
+    files a rendered (prose) diff."""
     max_files = MAX_FILES_DRAWN if max_files is None else max_files
     out = []
     for i, fd in enumerate(diffs):
@@ -198,5 +209,7 @@ def file_views(diffs: list[FileDiff], *, split: bool = False,
             fv.split = split_rows(fd)
         else:
             fv.rows = unified_rows(fd)
+        if source is not None and fv.drawn and not fv.too_large and not fd.binary:
+            source.decorate(fv, split)
         out.append(fv)
     return out

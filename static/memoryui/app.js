@@ -11,6 +11,8 @@
  * (c) Error flashes: a 4xx answer to an htmx request that carries `HX-Reswap: none` holds
  *     only an out-of-band message (memoryui.web.common.error_page); htmx 2 would drop it,
  *     so it is let through and the message area shows the error.
+ * (d) Phone drawer: the sidebar opens and closes with a CSS-only checkbox (base.html);
+ *     this only adds Escape to close it and puts focus back on the toggle.
  */
 (function () {
   "use strict";
@@ -87,6 +89,17 @@
     if ((d.xhr.getResponseHeader("HX-Reswap") || "").trim() !== "none") return;
     d.shouldSwap = true;
     d.isError = false;
+  });
+
+  /* ---------------------------------------------------------------- (d) phone drawer */
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") return;
+    var toggle = document.getElementById("drawer-toggle");
+    if (!toggle || !toggle.checked) return;
+    toggle.checked = false;
+    toggle.focus({ preventScroll: true });
+    event.preventDefault();
   });
 
   /* ---------------------------------------------------------------- (b) keyboard lists */

@@ -6,6 +6,9 @@
  * - "Skip" (s) moves on to the next entry without deciding anything.
  * - In the promotion editor: Esc cancels (closes the inline editor), Ctrl/Cmd+Enter saves.
  * - The "Promote to" menu closes once a target is chosen.
+ * - The bulk bar says how many entries are selected.
+ * - After an action the server swaps #review-day-counts out of band (data-days: date ->
+ *   entries); each day's heading count is written from it.
  */
 (function () {
   "use strict";
@@ -56,6 +59,41 @@
       if (owner) owner.focus();
     }
   });
+
+  function updateSelected() {
+    var label = document.getElementById("bulk-count");
+    if (!label) return;
+    var n = document.querySelectorAll(".js-select:checked").length;
+    label.textContent = n === 0 ? "No entries selected"
+      : n === 1 ? "1 entry selected" : n + " entries selected";
+  }
+
+  function updateDays() {
+    var data = document.getElementById("review-day-counts");
+    if (!data) return;
+    var days;
+    try {
+      days = JSON.parse(data.getAttribute("data-days") || "{}");
+    } catch (e) {
+      return;
+    }
+    document.querySelectorAll("[data-day-count]").forEach(function (el) {
+      var n = days[el.getAttribute("data-day-count")];
+      el.textContent = String(n || 0);
+    });
+  }
+
+  document.addEventListener("change", function (event) {
+    var t = event.target;
+    if (t instanceof Element && t.classList.contains("js-select")) updateSelected();
+  });
+  ["htmx:afterSettle", "htmx:oobAfterSwap"].forEach(function (name) {
+    document.addEventListener(name, function () {
+      updateSelected();
+      updateDays();
+    });
+  });
+  document.addEventListener("DOMContentLoaded", updateSelected);
 
   document.addEventListener("keydown", function (event) {
     var t = event.target instanceof Element ? event.target : null;

@@ -141,3 +141,18 @@ def test_dagu_errors_use_dagus_exact_texts(client, workspace, world):
     scope = client.get("/api/v1/settings/agent/memory",
                        HTTP_AUTHORIZATION=f"Bearer {world['tokens']['own']}")
     assert scope.json() == {"code": "forbidden", "message": "Insufficient permissions"}
+
+
+def test_a_token_revoked_after_use_stops_at_once(client, workspace, world):
+    """Verified tokens are kept in memory for MEMORYUI_TOKEN_CACHE seconds; revoking one
+    (the tokens page and `manage.py token revoke` save it) must still end it at once."""
+    from django.utils import timezone
+
+    from memoryui.models import Token
+
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {world['tokens']['own']}"}
+    assert client.get("/api/v1/tools", **auth).status_code == 200
+    tok = Token.objects.get(scope="ops-bot", revoked_at=None)
+    tok.revoked_at = timezone.now()
+    tok.save(update_fields=["revoked_at"])
+    assert client.get("/api/v1/tools", **auth).status_code == 401

@@ -89,10 +89,13 @@ def page_for(browser, live_server, make_user) -> Iterator[object]:
 
 
 def screenshot(page, name: str) -> Path:
-    """Save a screenshot of a main page (the README shows the best one)."""
+    """Save a screenshot of a main page (the README shows the best one).
+
+    caret="initial": Playwright's caret hiding leaves `style=""` on form fields, which a
+    later htmx swap or history restore copies back, and the strict CSP reports."""
     SCREENSHOTS.mkdir(exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=False)
+    page.screenshot(path=str(path), full_page=False, caret="initial")
     return path
 
 

@@ -46,7 +46,7 @@ def test_browse_from_overview_to_a_daily_log(live_workspace, page_for):
     expect(current).to_have_text(newest)
     screenshot(page, "file")
     # the raw view shows the same file with line numbers
-    page.get_by_role("link", name="Raw text").click()
+    page.get_by_role("link", name="Source", exact=True).click()
     expect(page.locator("table.raw-lines tr#L1 td.code")).to_have_text(f"# {newest}")
     assert errors == []
 

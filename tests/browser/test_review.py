@@ -30,6 +30,13 @@ def _log(store, scope: str, date: str, time: str, text: str) -> str:
     return f"{path}#{entry.id}"
 
 
+def _mark(key: str, rel: str) -> str:
+    """The provenance marker a draft gives an entry (its date, scope and a link back)."""
+    path, entry_id = key.split("#")
+    scope, date = path.split("/")[1], path.rsplit("/", 1)[1][:-3]
+    return f"([{date}, {scope}]({rel}#e-{entry_id}))"
+
+
 def _queue_ids(page) -> list[str]:
     return page.locator("#review-queue li.queue-item.is-todo").evaluate_all(
         "els => els.map(e => e.id)")
@@ -75,19 +82,20 @@ def test_review_queue_end_to_end(live_workspace, page_for):
     assert page.url == queue_url  # htmx, not a navigation
     textarea = editor.locator("textarea[name=text]")
     expect(textarea).to_be_focused()
-    assert textarea.input_value().endswith("- Check canaries.\n\nCanary at 5% caught the bad "
-                                           "build before customers did.\n")
+    mark = _mark(keys["ops-canary"], f"daily/{D2}.md")
+    assert textarea.input_value().endswith("- Check canaries.\n- Canary at 5% caught the bad "
+                                           f"build before customers did. {mark}\n")
     # Put it under "## Facts" instead: the draft is rebuilt from the target's text.
     editor.locator("select[name=place]").select_option(label="under ## Facts")
     editor = canary.locator(".promote-editor")
     expect(editor.locator("textarea[name=text]")).to_have_value(
-        "# ops-bot memory\n\n## Facts\n- I work for Initech.\n\nCanary at 5% caught the bad "
-        "build before customers did.\n\n## Lessons\n- Check canaries.\n")
+        "# ops-bot memory\n\n## Facts\n- I work for Initech.\n- Canary at 5% caught the bad "
+        f"build before customers did. {mark}\n\n## Lessons\n- Check canaries.\n")
     # Rewrite it as a fact; the live preview follows.
     htmx_idle(page)
     textarea = editor.locator("textarea[name=text]")
     edited = textarea.input_value().replace(
-        "\nCanary at 5% caught the bad build before customers did.\n",
+        f"- Canary at 5% caught the bad build before customers did. {mark}\n",
         "- Canary deploys at 5% catch bad builds early.\n")
     textarea.fill(edited)
     expect(editor.locator(".editor-preview")).to_contain_text("catch bad builds early")
@@ -151,7 +159,9 @@ def test_review_queue_end_to_end(live_workspace, page_for):
     # The keyboard moves on to the next entry, still in the queue.
     expect(page.locator(f"#{dom_id(keys['sup-globex'])}")).to_have_class(
         r"queue-item is-todo is-current")
-    assert store.head() == head  # dismissals are database-only
+    c_dismiss = store.log(limit=1)[0]  # recorded in history: an empty commit
+    assert c_dismiss.parents == [head] and c_dismiss.files == []
+    assert c_dismiss.trailers["Dismissed"] == [keys["ops-disk"]]
     assert ReviewState.objects.get(entry_id=keys["ops-disk"].split("#")[1]).status == \
         "dismissed"
     page.goto(queue_url)
@@ -194,13 +204,13 @@ def test_review_works_without_javascript(live_workspace, browser, make_user):
         assert page.locator(".page-header h1").inner_text() == "Promote 1 entry"
         page.select_option("select[name=place]", label="under ## Lessons")
         page.get_by_role("button", name="Update draft").click()  # a plain GET form
-        expect(page.locator("textarea[name=text]")).to_have_value(
-            MEMORY + "\nCanary at 5% caught the bad build.\n")
+        promoted = MEMORY + f"- Canary at 5% caught the bad build. {_mark(key, f'daily/{D2}.md')}\n"
+        expect(page.locator("textarea[name=text]")).to_have_value(promoted)
         screenshot(page, "review-promote-page-nojs")
         page.get_by_role("button", name="Promote and commit").click()
         page.wait_for_url(queue_url)
         expect(page.locator("#messages")).to_contain_text("Promoted 1 entry into " + MEM)
-        assert (store.root / MEM).read_text() == MEMORY + "\nCanary at 5% caught the bad build.\n"
+        assert (store.root / MEM).read_text() == promoted
         assert store.log(limit=1)[0].trailers["Promoted-From"] == [key]
         page.locator(f"#{dom_id(other)}").get_by_role("button", name="Dismiss").click()
         page.wait_for_url(queue_url)
@@ -246,7 +256,8 @@ def test_entry_page_menu_and_full_page_editor_with_javascript(live_workspace, pa
     name.fill("search")
     item.get_by_role("button", name="Update draft").click()
     expect(item.locator("textarea[name=text]")).to_have_value(
-        "# Search\n\nBM25 plus rerank beats dense-only.\n")
+        "# Search\n\nBM25 plus rerank beats dense-only. "
+        f"{_mark(rerank, f'../../agents/research-agent/memory/daily/{D2}.md')}\n")
 
     # 3. The full-page editor with JavaScript: choosing a place swaps only the editor,
     #    saving goes back to the queue.
@@ -255,7 +266,8 @@ def test_entry_page_menu_and_full_page_editor_with_javascript(live_workspace, pa
     htmx_idle(page)
     page.select_option("select[name=place]", label="under ## Facts")
     expected = (store.root / MEM).read_text().replace(
-        "- I work for Initech.\n", "- I work for Initech.\n\nDisk alert at 85%.\n")
+        "- I work for Initech.\n",
+        f"- I work for Initech.\n- Disk alert at 85%. {_mark(disk, f'daily/{D2}.md')}\n")
     expect(page.locator("textarea[name=text]")).to_have_value(expected)
     assert page.locator("header.topbar").count() == 1  # not a page inside the page
     htmx_idle(page)

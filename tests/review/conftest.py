@@ -12,6 +12,8 @@ MEMORY = "# ops-bot memory\n\n## Facts\n- I work for Initech.\n\n## Lessons\n- C
 LEAD = Actor.user("lead", "lead@example.com")
 
 
+DAY = "2026-02-12"
+
 def log(store: Store, scope: str, date: str, time: str, text: str) -> str:
     """Append one Duragent entry the way `remember` writes it; returns its key."""
     path = store.path_for(Kind.DAILY, scope, date)
@@ -47,6 +49,17 @@ def memory(store: Store) -> str:
     path = store.path_for(Kind.MEMORY, "ops-bot")
     store.write(path, MEMORY, actor=Actor.agent("ops-bot"), tool="reflect")
     return path
+
+
+@pytest.fixture
+def entries(store: Store, memory: str) -> dict[str, str]:
+    """Four undecided entries of one day in three scopes (and a scope MEMORY.md)."""
+    return {
+        "a": log(store, "ops-bot", DAY, "09:00", "Canaries catch bad builds."),
+        "b": log(store, "ops-bot", DAY, "10:00", "Disk alerts fire at 85%."),
+        "c": log(store, "research-agent", DAY, "11:00", "Rerank helps."),
+        "d": log(store, "support-bot", DAY, "12:00", "Globex prefers email."),
+    }
 
 
 def snapshot() -> tuple[set, set]:

@@ -165,11 +165,14 @@ def test_zerostack_entries_are_in_the_queue(tmp_path, ledger) -> None:
         zs.close()
 
 
-def test_dismiss_and_reopen_are_ledger_only(store, ledger, seeded) -> None:
+def test_dismiss_and_reopen_change_no_file_and_are_recorded(store, ledger, seeded) -> None:
     head = store.head()
     items = review.dismiss(store, ledger, [seeded["ops1"], seeded["res1"]], LEAD.name)
     assert [it.status for it in items] == ["dismissed", "dismissed"]
-    assert store.head() == head
+    # Recorded in history as one empty commit (no file changes: nothing for agents).
+    c = store.log(limit=1)[0]
+    assert c.parents == [head] and c.files == [] and store.diff(head, c.sha) == []
+    assert c.trailers["Dismissed"] == [seeded["ops1"], seeded["res1"]]
     back = review.reopen(store, ledger, [seeded["ops1"]])
     assert [it.status for it in back] == ["todo"]
     assert keys(queue(store, ledger, status="dismissed")) == [seeded["res1"]]

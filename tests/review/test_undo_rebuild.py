@@ -6,21 +6,11 @@ import pytest
 
 from memoryui import review
 from memoryui.models import Promotion, ReviewState
-from memoryui.store import Actor, Kind, NotFound, Store
+from memoryui.store import Actor, Kind, NotFound
 
-from .conftest import LEAD, MEMORY, draft_and_save, log, snapshot
+from .conftest import DAY, LEAD, MEMORY, draft_and_save, snapshot
 
-D = "2026-02-12"
-
-
-@pytest.fixture
-def entries(store: Store, memory: str) -> dict[str, str]:
-    return {
-        "a": log(store, "ops-bot", D, "09:00", "Canaries catch bad builds."),
-        "b": log(store, "ops-bot", D, "10:00", "Disk alerts fire at 85%."),
-        "c": log(store, "research-agent", D, "11:00", "Rerank helps."),
-        "d": log(store, "support-bot", D, "12:00", "Globex prefers email."),
-    }
+D = DAY
 
 
 def promote_draft(store, ledger, keys, kind, **kw):

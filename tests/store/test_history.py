@@ -137,7 +137,7 @@ def test_tree_lists_files_with_last_change_without_git_per_file(history: Store) 
     info = tree[MEM]
     assert info.size == len("# Memory\n\n- one (fixed)\n- two\n")
     assert info.last["author"] == "alice" and info.last["actor"] == "user:alice"
-    assert info.address.scope == "ops-bot"
+    assert history.address_of(MEM).scope == "ops-bot"
     # The last-change cache follows HEAD incrementally.
     history.write(MEM, "later\n", actor=Actor.agent("ops-bot"), tool="reflect")
     assert history.tree()[MEM].last["author"] == "ops-bot"
@@ -170,3 +170,74 @@ def test_git_status_in_workspace_is_clean_after_memoryui_writes(history: Store) 
     out = subprocess.run(["git", "status", "--porcelain"], cwd=Path(history.root),
                          capture_output=True, text=True).stdout
     assert out == ""
+
+
+def test_commit_diffs_skip_unchanged_folders_and_say_exactly_what_git_says(tmp_path: Path,
+                                                                          monkeypatch) -> None:
+    """The diff read from changed blobs alone (equal subtrees skipped) gives the same files,
+    hunks and patch text as libgit2's full tree diff, for every kind of commit; renames,
+    modes and type changes take libgit2's own diff."""
+    import os
+
+    import pygit2
+
+    from memoryui.store import history as githistory
+
+    root = tmp_path / "repo"
+    root.mkdir()
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(root), "-c", "user.name=T", "-c", "user.email=t@x",
+                        *args], check=True, capture_output=True)
+
+    def put(rel: str, data: bytes | str) -> None:
+        f = root / rel
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_bytes(data.encode() if isinstance(data, str) else data)
+
+    def commit(msg: str) -> None:
+        git("add", "-A")
+        git("commit", "-q", "--allow-empty", "-m", msg)
+
+    git("init", "-q", "-b", "main")
+    put("agents/a/memory/MEMORY.md", "# A\n\n- one\n- two\n")
+    put("agents/b/memory/daily/2026-01-01.md", "## 09:00\nstarted\n")
+    put("memory/world/people.md", "# People\n")
+    commit("first")  # the root commit: every file added
+    put("agents/a/memory/MEMORY.md", "# A\n\n- one\n- 2\n")
+    commit("one line")
+    put("agents/b/memory/daily/2026-01-02.md", "## 10:00\nnew day\n")
+    put("memory/world/people.md", "# People\n\n- Ana\n")
+    put("skills/deploy/SKILL.md", "---\nname: deploy\n---\n")
+    commit("adds in new folders and a change elsewhere")
+    (root / "memory/world/people.md").unlink()
+    put("agents/a/memory/notes/n.md", "no newline at the end")
+    commit("a delete with an add: libgit2 looks for renames")
+    put("agents/a/memory/blob.bin", b"\x00\x01\x02binary")
+    (root / "agents/b/memory/daily/2026-01-01.md").unlink()
+    commit("a binary file, and a delete")
+    git("mv", "agents/a/memory/notes/n.md", "agents/a/memory/notes/m.md")
+    commit("a rename")
+    put("tool.sh", "#!/bin/sh\n")
+    os.chmod(root / "tool.sh", 0o755)
+    commit("an executable")
+    (root / "skills/deploy/SKILL.md").unlink()
+    (root / "skills/deploy").rmdir()
+    put("skills/deploy", "now a file\n")
+    commit("a folder becomes a file")
+    commit("nothing changed")
+
+    repo = pygit2.Repository(str(root))
+    fast_used = []
+    real_fast = githistory._fast_diff
+    monkeypatch.setattr(githistory, "_fast_diff",
+                        lambda *a: fast_used.append(r := real_fast(*a)) or r)
+    for c in repo.walk(repo.head.target):
+        parent = c.parents[0].tree if c.parents else None
+        for path in (None, "agents/a", "agents/a/memory/MEMORY.md"):
+            got = githistory._tree_diff(parent, c.tree, path)
+            want = githistory._libgit2_diff(parent, c.tree, path, True)
+            assert got[0] == want[0], c.message  # files, status, hunks, every line
+            if path is None:
+                assert got[1] == want[1], c.message
+    assert sum(r is not None for r in fast_used) >= 12  # most commits took the quick way

@@ -57,6 +57,26 @@ def test_fast_forward_takes_remote_commits_with_their_authors(instance, native, 
     fsck_clean(a.store.root)
 
 
+def test_housekeeping_holding_the_commit_graph_never_fails_a_round(instance, native,
+                                                                   file_url) -> None:
+    """The background commit-graph write and a fetch used to race for one lock."""
+    a = instance("a", file_url)
+    host = native(file_url)
+    host.remember("native host learned the cache TTL", at(9, 0))
+    arrived = host.commit("native-bot: remember")
+    host.push()
+    chain = a.store.git.git_dir / "objects" / "info" / "commit-graphs"
+    chain.mkdir(parents=True, exist_ok=True)
+    lock = chain / "commit-graph-chain.lock"
+    lock.write_text("")  # as `git commit-graph write --split` holds it while it runs
+    try:
+        r = a.round(blocking=True)
+    finally:
+        lock.unlink()
+    assert (r.error, r.integrated) == (None, 1)
+    assert a.store.head() == arrived
+
+
 def test_daily_logs_from_both_sides_merge_entry_by_entry(instance, native, daemon, bare,
                                                          tmp_path) -> None:
     url = daemon.url("memory.git")

@@ -171,3 +171,141 @@ def test_atom_feed_of_an_empty_workspace(client_as, workspace):
     feed = parse_feed(client_as("viewer").get("/activity.atom").content)
     assert feed.findall(f"{ATOM}entry") == []
     assert feed.findtext(f"{ATOM}title") == "memoryui activity"
+
+
+def _commit_dated(root, path: str, text: str, date: str) -> str:
+    """A native commit (as an import or a skewed clock makes them) with both dates set."""
+    import os
+    import subprocess
+
+    f = root / path
+    f.parent.mkdir(parents=True, exist_ok=True)
+    f.write_text(text)
+    env = {**os.environ, "GIT_AUTHOR_DATE": f"{date}T12:00:00Z",
+           "GIT_COMMITTER_DATE": f"{date}T12:00:00Z"}
+    git = ["git", "-c", "user.name=importer", "-c", "user.email=importer@example.com"]
+    subprocess.run([*git, "add", path], cwd=root, check=True, env=env)
+    subprocess.run([*git, "commit", "-qm", f"import {date}"], cwd=root, check=True, env=env)
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture
+def skewed(workspace) -> dict[str, str]:
+    """History (oldest first) dated 01-01, 01-10, 01-03, 01-09: out of order."""
+    root = workspace.root
+    shas = {}
+    for i, date in enumerate(["2026-01-01", "2026-01-10", "2026-01-03", "2026-01-09"]):
+        shas[date] = _commit_dated(root, f"agents/ops-bot/notes/n{i}.md", f"# {i}\n", date)
+    return shas
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("since=2026-01-05", ["2026-01-09", "2026-01-10"]),  # git's --since stops at 01-03
+    ("until=2026-01-05", ["2026-01-03", "2026-01-01"]),
+    ("since=2026-01-02&until=2026-01-09", ["2026-01-09", "2026-01-03"]),
+    ("since=2026-01-10&scope=ops-bot", ["2026-01-10"]),
+    ("since=2026-01-11", []),
+])
+def test_dated_filters_are_right_when_commit_dates_are_out_of_order(client_as, skewed, query,
+                                                                     expected):
+    html = client_as("viewer").get(f"/activity/?{query}").content.decode()
+    assert ids_in(html) == [skewed[d] for d in expected]
+
+
+def test_dated_filters_page_through_out_of_order_history(client_as, skewed, monkeypatch):
+    monkeypatch.setattr(activity, "ACTIVITY_PAGE", 1)
+    c = client_as("viewer")
+    first = ids_in(c.get("/activity/?since=2026-01-02").content.decode())
+    second = ids_in(c.get("/activity/?since=2026-01-02&offset=1").content.decode())
+    third = ids_in(c.get("/activity/?since=2026-01-02&offset=2").content.decode())
+    assert [first, second, third] == [[skewed["2026-01-09"]], [skewed["2026-01-03"]],
+                                      [skewed["2026-01-10"]]]
+
+
+def _feed_commits(body: bytes) -> list[str]:
+    feed = parse_feed(body)
+    return [e.find(f"{ATOM}link").get("href").rstrip("/").rsplit("/", 1)[-1]
+            for e in feed.findall(f"{ATOM}entry")]
+
+
+def test_a_feed_reader_reads_the_feed_with_a_token_in_the_url(client, seeded, make_token):
+    s = seeded.shas
+    admin, ops = make_token(admin=True), make_token("ops-bot")
+    billing = make_token("billing-agent")
+    r = client.get(f"/activity.atom?token={admin}")  # no session: a feed reader
+    assert r.status_code == 200
+    assert r["Content-Type"].startswith("application/atom+xml")
+    assert "no-store" in r["Cache-Control"]
+    assert _feed_commits(r.content) == [s[k] for k in ("world", "mem3", "mem2", "daily", "mem1")]
+    assert admin.encode() not in r.content  # the secret is never echoed into the feed
+    # a scope token reads only its scope's commits
+    r = client.get(f"/activity.atom?token={ops}")
+    assert _feed_commits(r.content) == [s[k] for k in ("mem3", "mem2", "mem1")]
+    r = client.get(f"/activity.atom?token={billing}&kind=daily")
+    assert _feed_commits(r.content) == [s["daily"]]
+    # the same with a header, for readers that can send one
+    r = client.get("/activity.atom", HTTP_AUTHORIZATION=f"Bearer {billing}")
+    assert _feed_commits(r.content) == [s["daily"]]
+
+
+def test_a_scope_token_never_reads_another_scopes_entries(client, seeded, make_token):
+    ops = make_token("ops-bot")
+    r = client.get(f"/activity.atom?token={ops}&scope=billing-agent")
+    assert r.status_code == 403
+    assert r["Content-Type"].startswith("text/plain")
+    assert b"billing" in r.content and seeded.shas["daily"].encode() not in r.content
+    # a commit touching two scopes is shown to neither scope's token (nor is it leaked)
+    root = seeded.store.root
+    (root / MEM).write_text("# Ops\n\nmixed\n")
+    (root / DAILY).write_text("# 2026-01-06\n\nmixed\n")
+    mixed = _git_commit_all(root, "touch two scopes")
+    r = client.get(f"/activity.atom?token={ops}")
+    assert r.status_code == 200
+    shown = _feed_commits(r.content)
+    assert mixed not in shown and seeded.shas["daily"] not in shown
+    assert shown[:1] == [seeded.shas["mem3"]]
+
+
+def _git_commit_all(root, message: str) -> str:
+    import subprocess
+
+    git = ["git", "-c", "user.name=importer", "-c", "user.email=importer@example.com"]
+    subprocess.run([*git, "commit", "-qam", message], cwd=root, check=True)
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+@pytest.mark.parametrize("auth", [
+    {"path": "/activity.atom?token=mui_wrong"},
+    {"path": "/activity.atom", "HTTP_AUTHORIZATION": "Bearer mui_wrong"},
+    {"path": "/activity.atom?token=" + "x" * 5000},
+])
+def test_a_wrong_token_is_a_plain_401(client, db, seeded, auth):
+    r = client.get(**auth)
+    assert r.status_code == 401
+    assert r["Content-Type"].startswith("text/plain")
+    assert r["WWW-Authenticate"].startswith("Bearer")
+    assert b"<entry" not in r.content
+
+
+def test_a_revoked_token_no_longer_reads_the_feed(client, seeded, make_token, settings):
+    from memoryui.models import Token
+
+    settings.MEMORYUI_TOKEN_CACHE = 0
+    raw = make_token(admin=True)
+    assert client.get(f"/activity.atom?token={raw}").status_code == 200
+    from django.utils import timezone
+
+    Token.objects.filter(prefix=raw[:12]).update(revoked_at=timezone.now())
+    assert client.get(f"/activity.atom?token={raw}").status_code == 401
+
+
+def test_the_activity_page_explains_how_to_subscribe(client_as, seeded):
+    html = client_as("admin").get("/activity/?kind=memory").content.decode()
+    assert 'href="#subscribe"' in html
+    assert "http://testserver/activity.atom?kind=memory&amp;token=YOUR-TOKEN" in html
+    assert "keep it secret" in html and 'href="/settings/tokens/"' in html
+    viewer = client_as("viewer").get("/activity/").content.decode()
+    assert "http://testserver/activity.atom?token=YOUR-TOKEN" in viewer
+    assert "Ask an admin for a token" in viewer

@@ -47,7 +47,8 @@ def test_demo_builds_a_living_workspace_with_history(tmp_path, db, settings):
     store = Store(tmp_path / "demo")
     authors = {c.author for c in store.log(limit=500)}
     assert {"ops-bot", "research-agent", "support-bot", "alice"} <= authors
-    kinds = {info.address.kind.value for info in store.tree().values() if info.address}
+    addresses = [store.address_of(p) for p in store.tree()]
+    kinds = {a.kind.value for a in addresses if a}
     assert {"world", "global", "memory", "daily", "note", "scratchpad", "skill",
             "directive"} <= kinds
     days = {c.when.date() for c in store.log(kind="daily", limit=500)}

@@ -198,7 +198,9 @@ def test_editor_is_prefilled_with_the_target_and_the_entry_in_place(client_as, s
     html = r.content.decode()
     assert r.status_code == 200 and "<html" in html  # a full page without htmx
     text = editor_fields(html)["text"]
-    assert text == MEMORY + "\nCanary at 5% caught the bad build.\n"
+    # A list item after the list, dated and linked back to the entry (MEMORYUI_PROVENANCE).
+    mark = f"([{D1}, ops-bot](daily/{D1}.md#e-{key.split('#')[1]}))"
+    assert text == MEMORY + f"- Canary at 5% caught the bad build. {mark}\n"
     assert version_of(MEMORY) in html
     # The heading chooser lists the target's headings; choosing one re-renders the draft.
     assert ">under ## Facts<" in html and ">under ## Lessons<" in html
@@ -206,9 +208,9 @@ def test_editor_is_prefilled_with_the_target_and_the_entry_in_place(client_as, s
                                slot="entry-abc"), HTTP_HX_REQUEST="true")
     frag = r.content.decode()
     assert "<html" not in frag and 'id="editor-entry-abc"' in frag
-    assert editor_fields(frag)["text"].startswith(
-        "# ops-bot memory\n\n## Facts\n- I work for Initech.\n\nCanary at 5% caught the bad "
-        "build.\n\n## Lessons")
+    assert editor_fields(frag)["text"] == (
+        "# ops-bot memory\n\n## Facts\n- I work for Initech.\n- Canary at 5% caught the bad "
+        f"build. {mark}\n\n## Lessons\n- Check canaries.\n")
     # Live preview reuses the editor's /preview/ endpoint with the target path.
     assert 'hx-post="/preview/"' in frag
     assert 'name="path" value="agents/ops-bot/memory/MEMORY.md"' in frag
@@ -280,7 +282,9 @@ def test_htmx_save_swaps_the_entry_out_of_band_with_where_it_went(client_as, see
     sha = Promotion.objects.get().commit_sha
     assert f"/commit/{sha}/" in html and 'id="recent-promotions"' in html
     assert "Promoted 1 entry into memory/MEMORY.md" in html  # the flash, out of band
-    assert workspace.read("memory/MEMORY.md") == "BM25 plus rerank beats dense-only.\n"
+    assert workspace.read("memory/MEMORY.md") == (
+        f"BM25 plus rerank beats dense-only. ([{D2}, research-agent](../agents/research-agent/"
+        f"memory/daily/{D2}.md#e-{key.split('#')[1]}))\n")
 
 
 def test_double_promotion_is_refused_with_a_clear_message(client_as, seeded,
@@ -456,7 +460,9 @@ def test_zerostack_layout_promotes_to_global_not_to_a_scope_memory(client_as, se
                           ).status_code == 400
         r, text = promote_end_to_end(client, [key], kind="global")
         assert r.status_code == 302
-        assert store.read("MEMORY.md") == "compaction summary\n\nGoal: ship.\n" == text
+        assert store.read("MEMORY.md") == (
+            f"compaction summary ([{D2}, proj-1a2b3c4d](projects/proj-1a2b3c4d/daily/{D2}.md"
+            f"#e-{key.split('#')[1]}))\n\nGoal: ship.\n") == text
     finally:
         reset_store()
 
@@ -473,13 +479,17 @@ def test_dismiss_and_put_back(client_as, seeded, workspace) -> None:
     assert r.status_code == 302 and r["Location"] == queue_url()
     state = ReviewState.objects.get()
     assert (state.status, state.reviewed_by, state.promotion) == ("dismissed", "curator", None)
-    assert workspace.head() == head  # dismissals are database only
+    # Recorded in history too: an empty commit (no file changes) by the person.
+    c = workspace.log(limit=1)[0]
+    assert c.parents == [head] and c.files == [] and c.trailers["Dismissed"] == [key]
+    assert c.actor == "user:curator" and c.tools == ["review-dismiss"]
     assert "Globex prefers email" not in client.get(queue_url()).content.decode()
     html = client.get(queue_url(status="dismissed")).content.decode()
     assert "Dismissed by curator" in html and "Put back in the queue" in html
     r = client.post("/review/reopen/", {"entry": key}, HTTP_HX_REQUEST="true")
     assert r.status_code == 200 and f'id="{dom_id(key)}"' in r.content.decode()
     assert ReviewState.objects.count() == 0
+    assert workspace.log(limit=1)[0].trailers["Reopened"] == [key]
     assert "Globex prefers email" in client.get(queue_url()).content.decode()
 
 

@@ -13,7 +13,8 @@ from memoryui.workspace import get_store
 class Command(BaseCommand):
     help = ("Recreate review state (promotions and promoted entries) from the workspace's "
             "history. Undone promotions (a later commit with `Reverts: <sha>`) come back as "
-            "undone. Dismissals are kept: they live only in the database.")
+            "undone. Dismissals come back from the commits that record them; older ones "
+            "kept in the database stay.")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dry-run", action="store_true",
@@ -26,6 +27,8 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{verb} {stats.promotions} promotion(s) ({stats.undone} undone), "
             f"{stats.entries} promoted entr{'y' if stats.entries == 1 else 'ies'}; "
-            f"kept {stats.dismissals_kept} dismissal(s)")
+            f"kept {stats.dismissals_kept} dismissal(s)"
+            + (f", restored {stats.dismissals_restored} from history"
+               if stats.dismissals_restored else ""))
         for line in stats.skipped:
             self.stderr.write(f"  skipped {line}")

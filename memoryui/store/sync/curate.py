@@ -179,7 +179,7 @@ def resolve(syncer: Syncer, path: str, text: str | None, *, actor: Actor,
         if res is not None and res.changed:
             sha = res.commit or _last_commit_of(syncer, path)
         else:  # the curator kept the local text: record the decision anyway
-            sha = _empty_commit(syncer, actor, msg, trailers)
+            sha = syncer.git.empty_commit(actor, msg, trailers, "sync-resolve")
 
         def clear(s) -> None:
             s.conflicts.pop(path, None)
@@ -191,25 +191,6 @@ def _last_commit_of(syncer: Syncer, path: str) -> str:
     out = run_git(syncer.root, "log", "-1", "--format=%H", "--", f":(literal){path}",
                   check=False).decode().strip()
     return out or (syncer.store.head() or "")
-
-
-def _empty_commit(syncer: Syncer, actor: Actor, message: str,
-                  trailers: list[tuple[str, str]]) -> str:
-    git = syncer.git
-    with git.commit_lock, git.write_lock:
-        git.flush()
-        head = git.head()
-        repo = git.repo
-        tree = repo[head].peel(pygit2.Tree).id if head else repo.TreeBuilder().write()
-        sig = pygit2.Signature(actor.name, actor.email, int(time.time()), 0)
-        body = "\n".join(f"{k}: {v}" for k, v in
-                         [("Memoryui-Actor", actor.trailer), ("Memoryui-Tool", "sync-resolve"),
-                          *trailers])
-        oid = repo.create_commit(None, sig, sig, f"{message}\n\n{body}\n", tree,
-                                 [pygit2.Oid(hex=head)] if head else [])
-        run_git(syncer.root, "update-ref", "-m", "memoryui sync", git.branch_ref(), str(oid),
-                head or ZERO)
-        return str(oid)
 
 
 # -- publishing and discarding ------------------------------------------------------------

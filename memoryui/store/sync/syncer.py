@@ -173,9 +173,11 @@ class Syncer:
                 s.conflicts.update(plan.conflicts)
             self.states.update(record)
         result.integrated += len(arrived)
+        self.git.count_commits(len(arrived))  # fetches never write the commit-graph themselves
         result.conflicts += [p for p in plan.conflicts if p not in result.conflicts]
         if done.kept:
             log.warning("sync: outside changes kept as pending changes: %s", done.kept[:5])
+        self.store.rescan_secrets(done.paths)  # arrivals are flagged, never refused
         self.store.notify(done.paths)
         return plan
 

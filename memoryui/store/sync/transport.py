@@ -45,9 +45,12 @@ class Transport:
         # set their own askpass program; ssh gets no terminal (new session) to prompt on.
         env.setdefault("GIT_ASKPASS", "true")
         env.setdefault("SSH_ASKPASS_REQUIRE", "never")
+        # The commit-graph is the workspace's housekeeping (`GitRepo.maintain`, run after a
+        # fetch that brought commits): a fetch writing it too fails while that holds its lock.
         try:
             proc = subprocess.run(
-                ["git", "-c", "core.quotepath=off", "-c", "http.lowSpeedLimit=1000",
+                ["git", "-c", "core.quotepath=off", "-c", "fetch.writeCommitGraph=false",
+                 "-c", "http.lowSpeedLimit=1000",
                  "-c", "http.lowSpeedTime=30", "-c", "credential.interactive=false", *args],
                 cwd=self.root, capture_output=True, env=env, stdin=subprocess.DEVNULL,
                 timeout=self.config.timeout, start_new_session=True,
@@ -67,7 +70,10 @@ class Transport:
         lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines()
                  if ln.strip() and not ln.startswith(("hint:", "remote: Counting",
                                                       "remote: Compressing"))]
-        detail = "; ".join(lines[-3:]) or "no message"
+        # git's own verdict ("fatal: Unable to create '…lock'") names the cause; the prose
+        # after it does not.
+        verdicts = [ln for ln in lines if ln.startswith(("fatal:", "error:", "!"))]
+        detail = "; ".join((verdicts or lines)[-3:]) or "no message"
         return self.config.mask(f"git {what} {self.config.display_url()} failed: {detail}")
 
     def tracking_ref(self, branch: str) -> str:

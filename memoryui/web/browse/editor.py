@@ -30,10 +30,11 @@ from memoryui.web.common import (
     web_errors,
 )
 from memoryui.web.links import file_url, scope_url
+from memoryui.web.secrets.views import flash_findings
 from memoryui.workspace import get_store
 
 from .forms import NAME_HELP, DeleteForm, EditForm, NewFileForm, PreviewForm
-from .views import breadcrumbs, missing, title_of
+from .views import missing, title_of
 
 T = "web/browse/"
 MARKERS = ("The text still contains conflict markers (<<<<<<<, =======, >>>>>>>). "
@@ -65,7 +66,7 @@ def _editor(request: HttpRequest, store: Store, path: str, form: EditForm, *, te
         "path": path, "item": item, "text": text, "base": base, "form": form,
         "message": message or f"edit: {path}", "error": error, "conflict": conflict,
         "markers": markers, "preview": preview_context(store, text, path=path),
-        "title": title_of(path, item), "crumbs": breadcrumbs(store, path, item),
+        "title": title_of(path, item),
     }
     return render(request, T + "edit.html", ctx, status=status)
 
@@ -97,6 +98,7 @@ def _save(request: HttpRequest, store: Store, path: str) -> HttpResponse:
         return HttpResponseRedirect(file_url(path))
     sha = commit_of(store, path, result.commit)
     messages.success(request, f"Saved {path} in commit {sha[:8]}." if sha else f"Saved {path}.")
+    flash_findings(request, store, path)  # people's writes are flagged, never refused
     return HttpResponseRedirect(file_url(path))
 
 
@@ -177,7 +179,7 @@ def delete_file(request: HttpRequest, path: str) -> HttpResponse:
     ctx: dict = {"path": path, "version": version, "text": text, "size": len(text.encode()),
                  "kind_label": KIND_LABELS.get(addr.kind) if addr else "Other file",
                  "form": form, "message": f"delete: {path}", "last": hierarchy.Change.from_dict(
-                     store.last_changes().get(path)), "crumbs": breadcrumbs(store, path, None)}
+                     store.last_changes().get(path))}
     if request.method == "GET":
         return render(request, T + "delete.html", ctx)
     ctx["message"] = form["message"].value() or ""

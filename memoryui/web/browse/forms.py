@@ -181,10 +181,26 @@ class ScopeQuery(forms.Form):
 
 
 class OverviewQuery(forms.Form):
-    """`?world=all` lists every world topic instead of the most recently changed ones."""
+    """The overview's tables: `q`/`sort`/`page` for scopes, `wq`/`wsort`/`wpage` for world
+    topics. A bad value is ignored (that parameter's default), never an error page."""
 
-    world = forms.ChoiceField(required=False, choices=[("", "recent"), ("all", "all")])
+    q = forms.CharField(required=False, max_length=200)
+    sort = forms.ChoiceField(required=False, choices=[
+        (p + k, p + k) for k in ("name", "last", "size", "review") for p in ("", "-")])
+    page = forms.IntegerField(required=False, min_value=1, max_value=10**6)
+    wq = forms.CharField(required=False, max_length=200)
+    wsort = forms.ChoiceField(required=False, choices=[
+        (p + k, p + k) for k in ("name", "last", "size") for p in ("", "-")])
+    wpage = forms.IntegerField(required=False, min_value=1, max_value=10**6)
 
-    def show_all(self) -> bool:
-        return self.is_valid() and self.cleaned_data.get("world") == "all"
+    DEFAULTS = {"q": "", "sort": "name", "page": 1, "wq": "", "wsort": "-last", "wpage": 1}
 
+    def values(self) -> dict:
+        """Every parameter: its valid value, else its default."""
+        self.is_valid()
+        data = getattr(self, "cleaned_data", {})
+        return {k: data.get(k) or d for k, d in self.DEFAULTS.items()}
+
+    def query(self) -> dict[str, str]:
+        """The valid, non-default parameters as strings (links keep them)."""
+        return {k: str(v) for k, v in self.values().items() if v != self.DEFAULTS[k]}

@@ -20,24 +20,13 @@ from memoryui.store import Kind, Store, parse_daily, version_of
 from memoryui.store import names as store_names
 from memoryui.store.layout import KIND_LABELS
 from memoryui.web import hierarchy
-from memoryui.web.common import error_page, web_errors
-from memoryui.web.links import scope_url
+from memoryui.web.common import error_page, is_fragment, vary, web_errors
 from memoryui.workspace import get_store
 
 from .forms import FileQuery, OverviewQuery, ScopeQuery
+from .overview import review_counts, scope_listing, world_listing
 
 T = "web/browse/"
-WORLD_SHOWN = 20  # the overview lists the most recently changed world topics, then a link
-STALE_NOTE_AFTER = 10.0  # seconds: the overview says when its counts are older than this
-
-
-def breadcrumbs(store: Store, path: str, item: hierarchy.Item | None) -> list[tuple[str, str]]:
-    """(label, href) pairs from the overview down to the file's parent."""
-    crumbs = [("Overview", reverse("overview"))]
-    scope = (item.scope if item else None) or store.layout.scope_of(path)
-    if scope:
-        crumbs.append((f"{store.layout.scope_term} {scope}", scope_url(scope)))
-    return crumbs
 
 
 def title_of(path: str, item: hierarchy.Item | None) -> str:
@@ -69,18 +58,25 @@ def _open_items(text: str | None) -> int:
 @require_role(VIEWER)
 @web_errors
 def overview(request: HttpRequest) -> HttpResponse:
+    """The workspace at a glance; its scope and world tables filter, sort and page (htmx
+    swaps the table HX-Target names as the lead types, and the other one out of band)."""
     store = get_store()
     h = hierarchy.build(store)
-    world_over = sum(1 for w in h.world if w.budget and w.budget.state == "over")
-    world = h.world
-    if len(world) > WORLD_SHOWN and not OverviewQuery(request.GET).show_all():
-        world = sorted(world, key=lambda w: (w.last_raw or {}).get("time", 0),
-                       reverse=True)[:WORLD_SHOWN]
-    stale = time.time() - h.built_at > STALE_NOTE_AFTER
-    ctx = {"h": h, "scopes": h.scope_list(), "world_over": world_over, "stale": stale,
-           "world": world, "world_all": len(world) == len(h.world),
-           **hierarchy.sidebar(store)}
-    return render(request, T + "overview.html", ctx)
+    form = OverviewQuery(request.GET)
+    v, query = form.values(), form.query()
+    target = request.headers.get("HX-Target", "") if is_fragment(request) else ""
+    counts = review_counts(store) if "daily" in h.kinds else {}
+    ctx: dict = {"h": h, "query": query, "target": target,
+                 "scopes": scope_listing(h.scope_list(), counts, q=v["q"], sort=v["sort"],
+                                         page=v["page"], query=query),
+                 "world": world_listing(h.world, q=v["wq"], sort=v["wsort"],
+                                        page=v["wpage"], query=query)}
+    if target in ("ov-scopes-table", "ov-world-table"):
+        # the asked-for table, and the other one out of band: its links keep this query
+        return vary(render(request, T + "_overview_tables.html", ctx))
+    ctx.update({"world_over": sum(1 for w in h.world if w.budget and w.budget.state == "over"),
+                **hierarchy.sidebar(store)})
+    return vary(render(request, T + "overview.html", ctx))
 
 
 _pending_cache: dict[str, tuple[float, str | None, int]] = {}
@@ -142,7 +138,7 @@ def file_page(request: HttpRequest, path: str) -> HttpResponse:
         "size": size, "size_text": hierarchy.fmt_bytes(size), "lines": lines,
         "budget": hierarchy.budget_view(budget, size, lines) if budget else None,
         "cut": hierarchy.agent_cut(store.layout, item.kind, text),
-        "title": title_of(path, item), "crumbs": breadcrumbs(store, path, item),
+        "title": title_of(path, item),
         "can_edit": has_role(request.user, CURATOR), "can_delete": has_role(request.user, ADMIN),
         **hierarchy.sidebar(store, current_path=path),
     }

@@ -3,11 +3,14 @@
 Pages about one file or scope never build the whole hierarchy: they list the shared
 folders (world, global memory, skills, directives) and the current scope's folder through
 the store's one walker (`memoryui.store.walk`: no hidden names, never a symbolic link).
-Always current: nothing here is cached except a path's address.
+The shared folders are listed again only when the store's tree model says something
+there (or a scope folder) changed: the model numbers every change it takes in (this
+process's writes, new commits, the file watcher), as the overview's patched hierarchy does.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from memoryui.store import Kind, Store, StoreError, walk
@@ -58,9 +61,44 @@ def scope_node(store: Store, scope: str) -> ScopeNode | None:
     return node
 
 
+_shared: dict[tuple[str, str], tuple[int, Hierarchy]] = {}
+_shared_lock = threading.Lock()
+
+
 def shared(store: Store) -> Hierarchy:
     """World topics, global memory, skills and directives outside any scope, plus the scope
-    names: what every page's sidebar shows, from the few folders that hold them."""
+    names: what every page's sidebar shows (listed again only after a change there)."""
+    model = store.tree_model
+    if not model.listed:  # a first page after a start: never list the whole tree for this
+        return _list_shared(store)
+    store.tree()  # take in what changed since the last request, numbered by the model
+    version, key = model.version, (str(store.root), store.layout.key)
+    with _shared_lock:
+        cached = _shared.get(key)
+    if cached is not None:
+        seen, h = cached
+        changed = set() if seen == version else model.changed_since(seen)
+        if changed is not None and not any(_reaches_shared(store, h, p) for p in changed):
+            with _shared_lock:
+                _shared[key] = (version, h)
+            return h
+    h = _list_shared(store)
+    with _shared_lock:
+        _shared[key] = (version, h)
+    return h
+
+
+def _reaches_shared(store: Store, h: Hierarchy, path: str) -> bool:
+    """Whether a changed path may change the sidebar's shared part: anything but a file
+    that exists inside a scope the sidebar already lists."""
+    try:
+        scope = getattr(_address(store, path), "scope", None)
+        return not (scope and scope in h.scope_names and store.exists(path))
+    except StoreError:
+        return True
+
+
+def _list_shared(store: Store) -> Hierarchy:
     h = Hierarchy(store.layout)
     last = store.last_changes()
     scopes: dict[str, ScopeNode] = {}

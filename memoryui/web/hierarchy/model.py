@@ -108,9 +108,12 @@ def _cached_lines(store: Store, item: Item) -> int:
     return n
 
 
-@dataclass
+_UNSET = object()
+
+
+@dataclass(slots=True, eq=False)
 class Item:
-    """One file in the hierarchy."""
+    """One file in the hierarchy (slots: a 200k-file workspace has 200k of them)."""
 
     path: str
     kind: Kind | None
@@ -121,10 +124,16 @@ class Item:
     last_raw: dict | None = None  # FileInfo.last; turned into a Change when shown
     store: Store | None = field(default=None, repr=False)  # set when the kind has a budget
     _last: Change | None = field(default=None, repr=False)
+    _budget: object = field(default=_UNSET, repr=False)
 
-    @functools.cached_property
+    @property
     def budget(self) -> BudgetView | None:
-        """Size against the layout's budget (computed when a page shows it)."""
+        """Size against the layout's budget (computed when a page first shows it)."""
+        if self._budget is _UNSET:
+            self._budget = self._compute_budget()
+        return self._budget  # type: ignore[return-value]
+
+    def _compute_budget(self) -> BudgetView | None:
         if self.store is None or self.kind is None:
             return None
         budget = self.store.layout.budgets.get(self.kind)
@@ -217,7 +226,7 @@ class ScopeNode:
         self.files += 1
         self.size += item.size
         last = item.last_raw
-        if last and (self.last_raw is None or last["time"] > self.last_raw["time"]):
+        if newer(last, self.last_raw):
             self.last_raw = last
         kind = item.kind
         if kind == Kind.MEMORY:
@@ -246,8 +255,20 @@ class Hierarchy:
     by_path: dict[str, Item] = field(default_factory=dict)
     last_raw: dict | None = None
     size: int = 0
-    built_at: float = 0.0  # Unix time of the build (the overview says when it is old)
+    built_at: float = 0.0  # Unix time of the build
     scope_names: list[str] = field(default_factory=list)
+    checking: bool = False  # `git status` is looking for changes made outside memoryui
+    history_pending: bool = False  # last changes are still being read from history
+
+    @property
+    def notice(self) -> str:
+        """What a page must say while part of what it shows is not known yet."""
+        if self.history_pending:
+            return ("Reading each file's last change from history (first start on this "
+                    "repository); times appear when it is done.")
+        if self.checking:
+            return "Checking for files changed outside memoryui…"
+        return ""
 
     @property
     def last(self) -> Change | None:
@@ -278,7 +299,7 @@ class Hierarchy:
         self.by_path[item.path] = item
         self.size += item.size
         last = item.last_raw
-        if last and (self.last_raw is None or last["time"] > self.last_raw["time"]):
+        if newer(last, self.last_raw):
             self.last_raw = last
         scope = item.scope if item.kind else store.layout.scope_of(item.path)
         if scope:
@@ -298,6 +319,14 @@ class Hierarchy:
             self.directives.append(item)
         else:
             self.other.append(item)
+
+
+def newer(a: object, b: object) -> bool:
+    """Is change `a` newer than `b`? Commits in the same second are told apart by sha, so
+    the answer never depends on the order files are looked at."""
+    if not a:
+        return False
+    return not b or (a["time"], a["sha"]) > (b["time"], b["sha"])
 
 
 def new_item(store: Store, path: str, addr: object, size: int, mtime: float,

@@ -17,6 +17,9 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
+from memoryui.api.auth import bearer, token_for
+from memoryui.api.files import visible
+from memoryui.models import Token
 from memoryui.roles import VIEWER, require_role
 from memoryui.store import Store
 from memoryui.web.common import fragment_or_page, web_errors
@@ -69,14 +72,24 @@ class ActivityFilters:
                 "since": self.since or None, "until": self.until or None}
 
 
-def _activity(request: HttpRequest, limit: int) -> tuple[ActivityFilters, list[CommitRow],
-                                                          bool, list[str]]:
+def _activity(request: HttpRequest, limit: int, token: Token | None = None
+              ) -> tuple[ActivityFilters, list[CommitRow], bool, list[str]]:
+    """The filtered page of commits; a scope `token` sees only its scope's readable ones."""
     store = get_store()
     kinds = [k.value for k in store.layout.kinds()]
     f = ActivityFilters.of(ActivityForm(request.GET, kinds=kinds))
     if f.errors:
         return f, [], False, kinds
-    infos = store.log(limit=limit + 1, offset=f.offset, with_files=True, **f.log_args())
+    args = f.log_args()
+    if token is not None and not token.is_admin:
+        # as the API's history: a scope token's feed is its own scope's commits, each
+        # shown only when the token may read every file it touches (Layout.readable_by)
+        args["scope"] = token.scope
+        infos = store.log(limit=limit + 1, offset=f.offset, with_files=True,
+                          all_files=True, **args)
+        return (f, rows([i for i in infos[:limit] if visible(token, store, i)]),
+                len(infos) > limit, kinds)
+    infos = store.log(limit=limit + 1, offset=f.offset, with_files=True, **args)
     return f, rows(infos[:limit]), len(infos) > limit, kinds
 
 
@@ -98,6 +111,9 @@ def activity(request: HttpRequest) -> HttpResponse:
         "newer": ("?" + f.query(offset=max(0, f.offset - ACTIVITY_PAGE))
                   if f.offset > 0 else None),
         "atom_query": f.query(), "filtered": bool(f.query()),
+        "feed_url": request.build_absolute_uri(
+            reverse("activity_atom") + (f"?{f.query()}" if f.query() else "")),
+        "scope_term": get_store().layout.scope_term,
     }
     if not request.htmx or request.htmx.history_restore_request:
         store = get_store()
@@ -114,11 +130,42 @@ def _xml_text(value: str) -> str:
     return value.translate(XML_INVALID_CHARS)
 
 
+def _plain(message: str, status: int) -> HttpResponse:
+    resp = HttpResponse(message + "\n", status=status, content_type="text/plain; charset=utf-8")
+    if status == 401:
+        resp["WWW-Authenticate"] = 'Bearer realm="memoryui"'
+    return resp
+
+
 @require_GET
-@require_role(VIEWER)
 @web_errors
 def activity_atom(request: HttpRequest) -> HttpResponse:
-    f, shown, _has_more, _kinds = _activity(request, ACTIVITY_PAGE)
+    """The Atom feed: for a signed-in viewer, or a feed reader holding an API token.
+
+    Readers cannot sign in and most cannot send headers, so the token is taken from
+    `Authorization: Bearer` or from `?token=` (that URL is then a secret: README).
+    """
+    raw = bearer(request) or (request.GET.get("token") or "").strip()
+    if not raw:
+        return _session_atom(request)
+    token = token_for(raw[:200])
+    if token is None:
+        return _plain("invalid or revoked token", 401)
+    scope = (request.GET.get("scope") or "").strip()
+    if not token.is_admin and scope and scope != token.scope:
+        return _plain(f"this token reads only scope '{token.scope}', not '{scope}'", 403)
+    resp = _atom(request, token)
+    resp["Cache-Control"] = "private, no-store"
+    return resp
+
+
+@require_role(VIEWER)
+def _session_atom(request: HttpRequest) -> HttpResponse:
+    return _atom(request, None)
+
+
+def _atom(request: HttpRequest, token: Token | None) -> HttpResponse:
+    f, shown, _has_more, _kinds = _activity(request, ACTIVITY_PAGE, token)
     if f.errors:
         return HttpResponse("; ".join(f.errors), status=400,
                             content_type="text/plain; charset=utf-8")

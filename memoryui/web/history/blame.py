@@ -1,4 +1,8 @@
-"""Blame: each line of a file with the commit that last changed it, grouped in blocks."""
+"""Blame: each line of a file with the commit that last changed it, grouped in blocks.
+
+`?rev=<commit id>` blames the file as it was at that commit; each block links to the blame
+of the file at its commit's parent ("blame before this change"), at the matching line.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +13,10 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 
 from memoryui.roles import VIEWER, require_role
-from memoryui.store import NotFound
-from memoryui.store.history import BlameLine
+from memoryui.store import NotFound, Store
+from memoryui.store.blame import BlameLine, lines_before
 from memoryui.web.common import render_page, web_errors
-from memoryui.web.links import file_url
+from memoryui.web.links import file_url, link
 from memoryui.workspace import get_store
 
 from .rows import ActorView, checked_path
@@ -26,6 +30,8 @@ class BlameBlock:
     summary: str
     age: int  # 0 (oldest) .. 4 (newest), for the age bar
     lines: list[BlameLine]
+    before_href: str = ""  # the blame at this commit's parent, at the matching line
+    before_note: str = ""  # why there is no such link (the commit added the file)
 
     @property
     def short(self) -> str:
@@ -56,18 +62,43 @@ def blocks_of(lines: list[BlameLine]) -> list[BlameBlock]:
     return blocks
 
 
+def link_before(store: Store, blocks: list[BlameBlock]) -> None:
+    """Give each block its "blame before this change" link (one diff per commit)."""
+    by_commit: dict[str, list[tuple[BlameBlock, BlameLine]]] = {}
+    for b in blocks:
+        first = b.lines[0]
+        if b.uncommitted or first.boundary:
+            continue  # a root commit: nothing before it
+        if not first.prev_sha:
+            b.before_note = "This change added the file"
+            continue
+        by_commit.setdefault(b.sha, []).append((b, first))
+    for sha, group in by_commit.items():
+        one = group[0][1]
+        mapped = lines_before(store.git.repo, sha, one.orig_path, one.prev_sha,
+                                         one.prev_path, [f.orig_line for _, f in group])
+        base = link("blame", one.prev_path, query={"rev": one.prev_sha})
+        for (b, _), n in zip(group, mapped, strict=True):
+            b.before_href = f"{base}#L{n}"
+
+
 @require_GET
 @require_role(VIEWER)
 @web_errors
 def blame(request: HttpRequest, path: str) -> HttpResponse:
     path = checked_path(path)
     store = get_store()
-    if store.head() is None or store.file_at(path, "HEAD") is None:
-        raise NotFound(f"{path} is not in the committed workspace")
-    lines = store.blame(path)
+    raw_rev = request.GET.get("rev", "")
+    rev = store.resolve_commit(raw_rev) if raw_rev else "HEAD"
+    if store.head() is None or store.file_at(path, rev) is None:
+        raise NotFound(f"{path} is not in the committed workspace" if rev == "HEAD" else
+                       f"{path} did not exist at commit {rev[:8]}")
+    lines = store.blame(path, rev)
     blocks = blocks_of(lines)
+    link_before(store, blocks)
     return render_page(request, "web/history/blame.html", {
         "path": path, "blocks": blocks, "line_count": len(lines),
         "commit_count": len({b.sha for b in blocks}), "file_href": file_url(path),
-        "address": store.address_of(path),
+        "address": store.address_of(path), "rev": None if rev == "HEAD" else rev,
+        "exists": rev == "HEAD" or store.file_at(path, "HEAD") is not None,
     }, path=path)

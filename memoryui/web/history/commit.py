@@ -18,6 +18,7 @@ from memoryui.store import ABSENT, InvalidName, NotFound, names
 from memoryui.store import history as githistory
 from memoryui.store.history import CommitInfo
 from memoryui.web.common import BadInput, fragment_or_page, render_page, web_errors
+from memoryui.web.diffsource import diff_source
 from memoryui.web.diffview import file_views
 from memoryui.web.links import file_url
 from memoryui.workspace import get_store
@@ -71,7 +72,8 @@ def commit(request: HttpRequest, sha: str) -> HttpResponse:
         if detail is None:
             raise Http404("no such commit")
         diffs = detail.diffs
-    files = file_views(diffs, split=split)
+    files = file_views(diffs, split=split, source=diff_source(
+        request, store, detail.parents[0] if detail.parents else None, detail.sha))
     drawn = [f for f in files if f.drawn]
     ctx = {
         "commit": detail, "row": rows([detail])[0], "files": drawn, "all_files": files,

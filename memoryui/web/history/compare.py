@@ -18,6 +18,7 @@ from memoryui.roles import VIEWER, require_role
 from memoryui.store import NotFound, Store, names
 from memoryui.store import history as githistory
 from memoryui.web.common import BadInput, StoreRuleField, fragment_or_page, web_errors
+from memoryui.web.diffsource import diff_source
 from memoryui.web.diffview import file_views
 from memoryui.web.links import file_url
 from memoryui.workspace import get_store
@@ -77,7 +78,8 @@ def _query(request: HttpRequest) -> CompareQuery:
 
 
 def _render(request: HttpRequest, ctx: dict, path: str | None = None) -> HttpResponse:
-    files = file_views(ctx.pop("diffs"), split=ctx["split"])
+    files = file_views(ctx.pop("diffs"), split=ctx["split"], source=diff_source(
+        request, get_store(), ctx["from_sha"], ctx["to_sha"]))
     drawn = [f for f in files if f.drawn]
     ctx.update({"files": drawn, "all_files": files, "undrawn": len(files) - len(drawn),
                 "additions": sum(f.additions for f in files),

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import activity, blame, commit, compare, file_history, pending, restore, revert
+from . import activity, blame, commit, compare, context, file_history, pending, restore, revert
 
 urlpatterns = [
     path("history/<path:path>", file_history.file_history, name="file_history"),
@@ -12,6 +12,8 @@ urlpatterns = [
     path("compare/", compare.compare_all, name="compare_all"),
     path("compare/<path:path>", compare.compare_file, name="compare_file"),
     path("blame/<path:path>", blame.blame, name="blame"),
+    path("diff/context/<path:path>", context.context, name="diff_context"),
+    path("diff/view", context.view_mode, name="diff_view_mode"),
     path("restore/<path:path>", restore.restore, name="restore"),
     path("commit/<str:sha>/revert", revert.revert_commit, name="revert_commit"),
     path("activity/", activity.activity, name="activity"),

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import functools
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 
 from memoryui import review
+from memoryui.review import similar
+from memoryui.review.drafts import refit_draft
 from memoryui.review.state import LEDGER
 from memoryui.store import Conflict, Store, StoreError
 from memoryui.store import promote as promote_text
@@ -28,6 +31,7 @@ from memoryui.web.common import (
     preview_context,
     vary,
 )
+from memoryui.web.secrets.views import secret_question
 
 from .helpers import T, done
 
@@ -37,15 +41,21 @@ def editor(request: HttpRequest, store: Store, ctx: dict, data: dict, *,
            base: str = "", place: int | None = None, message: str = "", status: int = 200,
            error: str = "", name_error: str = "", problems: list[str] | None = None,
            conflict: dict | None = None, over_budget: bool = False, markers: bool = False,
-           kind: str = "") -> HttpResponse:
-    """The editor; `target` is None while the lead still has to name a topic or skill."""
+           kind: str = "", started: str | None = None, carried: str = "") -> HttpResponse:
+    """The editor; `target` is None while the lead still has to name a topic or skill
+    (then `carried` is the path the lead's text was for, kept for the next refit).
+
+    `started` is the draft as built, before the lead's edits (sent back by a refit)."""
     slot = data["slot"]
+    if started is None:
+        started = data.get("started") or text
     ctx = {
         **ctx, "items": items, "target": target, "text": text, "base": base, "place": place,
+        "started": started, "carried": carried,
         "description": data["description"].strip(), "message": message, "error": error,
         "name_error": name_error, "problems": problems or [], "conflict": conflict,
         "markers": markers, "already": [it for it in items if it.status == "promoted"],
-        "slot": slot, "entry_keys": [it.key for it in items],
+        "slot": slot, "entry_keys": [it.key for it in items], "once": data.get("once"),
         "kind": target.kind.value if target else kind,
         "name": (target.name if target else data["name"].strip()) or "",
     }
@@ -60,10 +70,46 @@ def editor(request: HttpRequest, store: Store, ctx: dict, data: dict, *,
             "budget": info, "over_budget": over_budget or info.crosses,
             "default_message": review.default_message(target, items),
             "preview": preview_context(store, text, kind=target.kind), "path": target.path,
+            "known_lines": sorted({k.line for k in similar.known_in(  # already in the target
+                store, target.path, [it.entry.text for it in items]) if k}),
         })
     # htmx swaps the editor section itself, in the queue or on the editor's own page.
     name = "_promote_editor.html" if is_fragment(request) else "promote.html"
     return vary(render(request, T + name, ctx, status=status))
+
+
+def provenance() -> bool:
+    """MEMORYUI_PROVENANCE: a dated marker linking back to each entry, or none."""
+    return getattr(settings, "MEMORYUI_PROVENANCE", "marker") == "marker"
+
+
+def _target_of(store: Store, path: str) -> review.Target | None:
+    """The target the editor's text was for (its posted path), None when it is not one."""
+    try:
+        addr = store.address_of(path) if path else None
+        if addr is None:
+            return None
+        return review.make_target(store, addr.kind.value, addr.scope, addr.name)
+    except StoreError:
+        return None
+
+
+def open_draft(request: HttpRequest, store: Store, ctx: dict, data: dict,
+               items: list[review.Item], target: review.Target) -> HttpResponse:
+    """The draft for the chosen target and place; a refit keeps the lead's edits."""
+    review.refuse_promoted(LEDGER, items, "undo that promotion first")
+    description = data["description"].strip()
+    drafted = items[-1:] if data.get("once") else items  # newest (resolve: oldest first)
+    fresh = review.make_draft(target, drafted, data["place"], description,
+                              provenance=provenance())
+    draft = fresh
+    if data["refit"] and data["text"]:
+        draft = refit_draft(_target_of(store, data["path"]), target, drafted,
+                            text=normalize_text(data["text"]),
+                            started=normalize_text(data["started"]), place=data["place"],
+                            description=description, provenance=provenance())
+    return editor(request, store, ctx, data, items=items, target=target, text=draft.text,
+                  base=target.base, place=draft.place, started=fresh.text)
 
 
 def save(request: HttpRequest, store: Store, ctx: dict, data: dict,
@@ -83,6 +129,11 @@ def save(request: HttpRequest, store: Store, ctx: dict, data: dict,
         return again(status=400, markers=True,
                      error="The text still has merge markers (<<<<<<<, =======, >>>>>>>); "
                      "resolve them, or tick the box to save them as they are.")
+    if not data["secret_ok"] and (found := store.secrets.scan(text)):  # memoryui/web/secrets
+        return editor(request, store, {**ctx, "secret_found": found}, data, items=items,
+                      target=target, text=text, base=base, place=data["place"],
+                      message=data["message"].strip(), status=400,
+                      error=secret_question(found))
     try:
         promo = review.promote_entries(store, LEDGER, actor=actor_of(request),
                                        keys=[it.key for it in items], target=target,

@@ -111,7 +111,12 @@ class Slot(forms.CharField):
 
 
 class Promote(forms.Form):
-    """The promotion editor: GET opens or rebuilds the draft, POST saves it."""
+    """The promotion editor: GET opens or rebuilds the draft, POST saves it.
+
+    `refit` (the chooser, with JavaScript) asks for the draft of the newly chosen target or
+    place while keeping the lead's edits: it carries the editor's `text`, the draft it
+    `started` as, and the `path` of the target that text was for.
+    """
 
     entry = EntryKeys(required=False)
     kind = forms.CharField(required=False, max_length=16)
@@ -121,14 +126,18 @@ class Promote(forms.Form):
     description = forms.CharField(required=False, max_length=1024)
     slot = Slot(required=False, max_length=40)
     next = forms.CharField(required=False, max_length=2000)
+    text = forms.CharField(required=False, strip=False)
+    started = forms.CharField(required=False, strip=False)
+    path = forms.CharField(required=False, max_length=1024)
+    refit = forms.BooleanField(required=False)
+    once = forms.BooleanField(required=False)  # a near-duplicate group: the newest text once
 
 
 class Save(Promote):
     """POST of the promotion editor: the lead's text and the version it started from."""
 
-    text = forms.CharField(required=False, strip=False)
     base = forms.CharField(required=False, max_length=80)
     message = forms.CharField(required=False, max_length=500)
-    path = forms.CharField(required=False, max_length=1024)
     over_budget_ok = forms.BooleanField(required=False)
     allow_markers = forms.BooleanField(required=False)
+    secret_ok = forms.BooleanField(required=False)  # promote text holding a secret anyway

@@ -20,6 +20,8 @@ from memoryui.store.layout import KIND_LABELS
 from memoryui.web.common import BadInput, vary
 from memoryui.workspace import get_store
 
+from .counts import after_action
+
 T = "web/review/"
 RECENT = 8
 
@@ -70,7 +72,9 @@ def base_context(request: HttpRequest, store: Store, nxt: str) -> dict:
 def done(request: HttpRequest, items: list[review.Item], nxt: str, *,
          bulk_done: bool = False, recent: bool = False) -> HttpResponse:
     """htmx: every touched entry (and the message area) swapped out of band."""
-    ctx = {"items": items, "bulk_done": bulk_done, **base_context(request, get_store(), nxt)}
+    store = get_store()
+    ctx = {"items": items, "bulk_done": bulk_done, **base_context(request, store, nxt),
+           **after_action(request, store)}
     if recent:
         ctx["recent"] = LEDGER.recent(RECENT)
         ctx["show_recent"] = True

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from . import context, views
 
 urlpatterns = [
     path("", views.queue, name="review"),
@@ -12,4 +12,5 @@ urlpatterns = [
     path("dismiss/confirm/", views.dismiss_confirm, name="review_dismiss_confirm"),
     path("reopen/", views.reopen, name="review_reopen"),
     path("undo/<int:pk>/", views.undo, name="review_undo"),
+    path("sees/<str:scope>/", context.context_page, name="review_context"),
 ]

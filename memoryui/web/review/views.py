@@ -32,7 +32,8 @@ from memoryui.web.common import (
 from memoryui.workspace import get_store
 
 from . import forms
-from .editor import editor, save
+from .counts import counts_context
+from .editor import editor, open_draft, save
 from .helpers import RECENT, T, base_context, count, finish, next_url, urls, valid
 
 # -- queue and neighbours ------------------------------------------------------------------------
@@ -51,12 +52,11 @@ def queue(request: HttpRequest) -> HttpResponse:
         return "?" + urlencode(filters.as_query(**over))
 
     ctx = {
-        "queue": q, "filters": filters, "form": form, "errors": form.error_list(),
+        "form": form, "errors": form.error_list(),
         "statuses": review.STATUSES, "recent": LEDGER.recent(RECENT),
         "prev_url": link(page=page - 1) if page > 1 else "",
         "next_url": link(page=page + 1) if page < q.pages else "",
-        "scope_links": [(s, n, link(scope=s, page=1)) for s, n in q.counts],
-        "all_scopes_url": link(scope="", page=1),
+        **(counts := counts_context(q)), "counts": counts,
         **base_context(request, store, request.get_full_path()),
     }
     return render(request, T + "queue.html", ctx, status=400 if form.errors else 200)
@@ -100,18 +100,16 @@ def promote(request: HttpRequest) -> HttpResponse:
     try:
         target = review.make_target(store, kind, data["scope"] or items[0].scope, data["name"])
     except StoreError as exc:
-        if not posted and kind in (Kind.WORLD.value, Kind.SKILL.value):
-            # Let the lead type (or fix) the name right in the editor.
+        if (not posted or data["refit"]) and kind in (Kind.WORLD.value, Kind.SKILL.value):
+            # Let the lead type (or fix) the name right in the editor (their text kept).
             return editor(request, store, ctx, data, items=items, target=None, kind=kind,
                           name_error=str(exc) if data["name"] else "",
-                          status=400 if data["name"] else 200)
+                          status=400 if data["name"] else 200, text=data["text"],
+                          carried=data["path"])
         raise
-    if posted:
+    if posted and not data["refit"]:
         return save(request, store, ctx, data, items, target)
-    review.refuse_promoted(LEDGER, items, "undo that promotion first")
-    draft = review.make_draft(target, items, data["place"], data["description"].strip())
-    return editor(request, store, ctx, data, items=items, target=target, text=draft.text,
-                  base=target.base, place=draft.place)
+    return open_draft(request, store, ctx, data, items, target)
 
 
 # -- dismiss, reopen, undo ------------------------------------------------------------------------
@@ -123,7 +121,7 @@ def promote(request: HttpRequest) -> HttpResponse:
 def dismiss(request: HttpRequest) -> HttpResponse:
     store = get_store()
     data = valid(forms.Entries(request.POST))
-    items = review.dismiss(store, LEDGER, data["entry"], actor_of(request).name)
+    items = review.dismiss(store, LEDGER, data["entry"], actor_of(request))
     return finish(request, items, next_url(request, data["next"]),
                   f"Dismissed {count(len(items))}.")
 
@@ -150,7 +148,7 @@ def dismiss_confirm(request: HttpRequest) -> HttpResponse:
 def reopen(request: HttpRequest) -> HttpResponse:
     store = get_store()
     data = valid(forms.Entries(request.POST))
-    items = review.reopen(store, LEDGER, data["entry"])
+    items = review.reopen(store, LEDGER, data["entry"], actor_of(request))
     n = len(items)
     return finish(request, items, next_url(request, data["next"]),
                   "1 entry is back in the queue." if n == 1

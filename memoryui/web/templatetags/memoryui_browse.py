@@ -5,16 +5,22 @@
 `{{ when|ago }}` prints "5 minutes ago" (a datetime or a Unix time), the one time format
 of the UI (memoryui.web.common.timefmt); `{{ path|file_url }}` is `{% url 'file' path %}`
 for lists of thousands of rows (one cached reverse per URL name, not one per row).
+`{% file_crumbs path "History" %}` and `{% file_tabs path "history" %}` are the one
+breadcrumb trail and the one set of tabs of every page about a file.
 """
 
 from __future__ import annotations
 
 from django import template
+from django.urls import reverse
 from django.utils.html import format_html
 
+from memoryui.roles import ADMIN, CURATOR, has_role
+from memoryui.store import Store
+from memoryui.store.layout import KIND_LABELS, Address, Kind, Layout
 from memoryui.web import hierarchy
 from memoryui.web.common import timefmt
-from memoryui.web.links import area_root, commit_url, file_url, scope_url
+from memoryui.web.links import area_root, commit_url, file_url, link, scope_url
 from memoryui.workspace import get_store
 
 register = template.Library()
@@ -92,3 +98,86 @@ def budget(b: object, fallback: str = "") -> str:
         '<span class="budget is-{}" title="{}"><meter min="0" max="1" low="0.8" high="1" '
         'optimum="0" value="{}">{}%</meter><span class="budget-label">{}{}</span></span>',
         b.state, b.label, b.meter, b.percent, b.text, over)
+
+
+# -- one navigation scheme: breadcrumbs and tabs of every page about one file -------------
+
+# The top level of a file's crumbs for kinds outside any scope, as the sidebar names them.
+_SHARED_LEVEL = {Kind.WORLD: "ov-world", Kind.GLOBAL: "ov-global", Kind.DIRECTIVE: "ov-directives"}
+# Kinds that are several files of a scope get a level of their own under the scope.
+_SCOPE_SECTION = {Kind.DAILY: "sc-daily", Kind.NOTE: "sc-notes", Kind.DIRECTIVE: "sc-directives"}
+
+
+def crumbs_of(store: Store, path: str) -> list[tuple[str, str]]:
+    """(label, href) from the workspace down to `path` itself (the last pair): the one
+    breadcrumb trail of the file page, its history, blame, compare, old versions and editor.
+
+    Workspace › kind › scope › file, kind labels from the store's KIND_LABELS; a skill's
+    folder is its level (Workspace › Skills › <skill> › file)."""
+    overview, layout = reverse("overview"), store.layout
+    out = [("Workspace", overview)]
+    addr = store.address_of(path)
+    scope = addr.scope if addr else layout.scope_of(path)
+    if scope:
+        out.append((f"{layout.scope_term}s".capitalize(), overview + "#ov-scopes"))
+        out.append((scope, scope_url(scope)))
+        if addr and addr.kind in _SCOPE_SECTION:
+            section = f"{scope_url(scope)}#{_SCOPE_SECTION[addr.kind]}"
+            out.append((KIND_LABELS[addr.kind] + "s", section))
+    elif skill := _skill_of(layout, path, addr):
+        out.append(("Skills", overview + "#ov-skills"))
+        out.append((skill, file_url(layout.path(Address(Kind.SKILL, None, skill)))))
+    elif addr and addr.kind in _SHARED_LEVEL:
+        label = KIND_LABELS[addr.kind] + ("" if addr.kind == Kind.GLOBAL else "s")
+        out.append((label, f"{overview}#{_SHARED_LEVEL[addr.kind]}"))
+    else:
+        out.append(("Other files", overview + "#ov-other"))
+    out.append((path.rsplit("/", 1)[-1], file_url(path)))
+    return out
+
+
+def _skill_of(layout: Layout, path: str, addr: Address | None) -> str | None:
+    """The skill `path` is (SKILL.md) or lies in (a file of the skill's folder)."""
+    if addr is not None:
+        return addr.name if addr.kind == Kind.SKILL else None
+    parts = path.split("/")
+    return parts[1] if layout.is_shared(path) and parts[0] == "skills" else None
+
+
+@register.inclusion_tag("web/history/_crumbs.html")
+def file_crumbs(path: str, leaf: str = "") -> dict:
+    """`{% file_crumbs path "History" %}`: the file's breadcrumbs, then `leaf` if given."""
+    return {"crumbs": crumbs_of(get_store(), path), "leaf": leaf}
+
+
+# Tabs every page about one file shows: (key, label, URL name, query, role needed).
+_TABS = (("view", "View", "file", "", None), ("source", "Source", "file", "?view=raw", None),
+         ("edit", "Edit", "edit", "", CURATOR), ("history", "History", "file_history", "", None),
+         ("blame", "Blame", "blame", "", None))
+
+
+@register.inclusion_tag("web/history/_file_tabs.html", takes_context=True)
+def file_tabs(context: template.Context, path: str, tab: str, exact: bool = True,
+              exists: bool = True) -> dict:
+    """`{% file_tabs path "blame" %}`: View · Source · Edit (curators) · History · Blame.
+
+    The current tab is `aria-current="page"`; a page inside a tab (compare, an old version:
+    `exact=False`) marks it `aria-current="true"`. A deleted file keeps only its history."""
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    tabs = []
+    for key, label, name, query, role in _TABS:
+        if role and not has_role(user, role):
+            continue
+        if not exists and key != "history":
+            continue
+        current = ("page" if exact else "true") if key == tab else ""
+        tabs.append({"key": key, "label": label, "href": link(name, path) + query,
+                     "current": current})
+    return {"tabs": tabs, "path": path}
+
+
+@register.filter
+def is_admin(user: object) -> bool:
+    """Whether the signed-in person is an admin (the header's Tokens link)."""
+    return has_role(user, ADMIN)

@@ -1,0 +1,167 @@
+"""The overview's two long tables (scopes, world topics): filter by name, sort, page.
+
+Hundreds of agents fit one page only when they can be narrowed. Everything comes from the
+hierarchy read model (name, size, last change) plus one review count for the whole
+workspace, never a file read per row; sorting 500 rows in Python costs well under a
+millisecond. Query strings are read by `OverviewQuery` (bad values fall back to defaults).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
+
+from django.utils import timezone
+
+from memoryui import review
+from memoryui.review.state import LEDGER
+from memoryui.store import Kind, Store
+
+PER_PAGE = 50
+SCOPE_SORTS = ("name", "last", "size", "review")
+WORLD_SORTS = ("name", "last", "size")
+# Which way a column sorts when first clicked: names A-Z, numbers and times biggest first.
+FIRST_DIRECTION = {"name": "", "last": "-", "size": "-", "review": "-"}
+REVIEW_TTL = 10.0  # seconds the per-scope review counts are kept (same HEAD)
+
+
+def _last_time(row: object) -> float:
+    return float((getattr(row, "last_raw", None) or {}).get("time", 0) or 0)
+
+
+@dataclass
+class Listing:
+    """One table's page: its rows and everything its links and pager need."""
+
+    prefix: str  # "" for scopes, "w" for world topics: the query parameters' prefix
+    rows: list
+    total: int  # rows matching the filter
+    count_all: int  # rows before filtering
+    page: int
+    pages: int
+    q: str
+    sort: str  # "size" ascending, "-size" descending
+    default_sort: str
+    query: dict[str, str] = field(default_factory=dict)  # both tables' current parameters
+
+    @property
+    def key(self) -> str:
+        return self.sort.lstrip("-")
+
+    @property
+    def first(self) -> int:
+        return (self.page - 1) * PER_PAGE + 1 if self.total else 0
+
+    @property
+    def last(self) -> int:
+        return min(self.page * PER_PAGE, self.total)
+
+    def link(self, **over: object) -> str:
+        """A query string with this table's parameters changed (defaults left out)."""
+        data = dict(self.query)
+        for name, value in over.items():
+            data[self.prefix + name] = str(value)
+        defaults = {"page": "1", "wpage": "1", "q": "", "wq": "",
+                    "sort": SCOPE_DEFAULT, "wsort": WORLD_DEFAULT}
+        kept = {k: v for k, v in data.items() if v and defaults.get(k) != v}
+        return "?" + urlencode(kept) if kept else "?"
+
+    @property
+    def clear_link(self) -> str:
+        return self.link(q="", page=1)
+
+    @property
+    def prev_link(self) -> str | None:
+        return self.link(page=self.page - 1) if self.page > 1 else None
+
+    @property
+    def next_link(self) -> str | None:
+        return self.link(page=self.page + 1) if self.page < self.pages else None
+
+    def header(self, key: str) -> dict[str, str]:
+        """A column header's sort link, arrow and aria-sort value."""
+        if self.key == key:
+            flipped = key if self.sort.startswith("-") else "-" + key
+            state = "descending" if self.sort.startswith("-") else "ascending"
+            arrow = "↓" if self.sort.startswith("-") else "↑"
+        else:
+            flipped, state, arrow = FIRST_DIRECTION[key] + key, "none", ""
+        return {"href": self.link(sort=flipped, page=1), "aria": state, "arrow": arrow}
+
+    @property
+    def headers(self) -> dict[str, dict[str, str]]:
+        keys = SCOPE_SORTS if self.prefix == "" else WORLD_SORTS
+        return {k: self.header(k) for k in keys}
+
+
+SCOPE_DEFAULT = "name"
+WORLD_DEFAULT = "-last"
+
+
+def listing(rows: Sequence, *, prefix: str, q: str, sort: str, page: int, default_sort: str,
+            keys: dict[str, Callable[[object], object]], query: dict[str, str]) -> Listing:
+    """Filter `rows` by a case-insensitive substring of their name, sort, cut one page."""
+    needle = q.casefold()
+    found = [r for r in rows if needle in (r.name or "").casefold()] if needle else list(rows)
+    key = keys[sort.lstrip("-")]
+    found.sort(key=lambda r: (r.name or "").casefold())  # ties keep name order
+    found.sort(key=key, reverse=sort.startswith("-"))
+    pages = max(1, -(-len(found) // PER_PAGE))
+    page = min(max(1, page), pages)
+    start = (page - 1) * PER_PAGE
+    return Listing(prefix, found[start:start + PER_PAGE], len(found), len(rows), page, pages,
+                   q, sort, default_sort, query)
+
+
+_review_cache: dict[str, tuple[float, str | None, dict[str, int]]] = {}
+_review_lock = threading.Lock()
+
+
+def review_counts(store: Store) -> dict[str, int]:
+    """Undecided daily-log entries per scope over the review queue's default window.
+
+    The queue's own count (`build_queue(details=False)`), kept briefly: the overview is
+    opened often and the queue reads the week's logs (parsed ones are cached by mtime).
+    """
+    if not store.layout.supports(Kind.DAILY):
+        return {}
+    key, head, now = str(store.root), store.head(), time.monotonic()
+    cached = _review_cache.get(key)
+    if cached and cached[1] == head and now - cached[0] < REVIEW_TTL:
+        return cached[2]
+    filters = review.Filters.default(timezone.localdate())
+    counts = dict(review.build_queue(store, LEDGER, filters, details=False).counts)
+    with _review_lock:
+        _review_cache[key] = (now, head, counts)
+    return counts
+
+
+def scope_listing(scopes: Sequence, counts: dict[str, int], *, q: str, sort: str, page: int,
+                  query: dict[str, str]) -> Listing:
+    keys: dict[str, Callable[[object], object]] = {
+        "name": lambda s: (s.name or "").casefold(), "last": _last_time,
+        "size": lambda s: s.size, "review": lambda s: counts.get(s.name, 0)}
+    lst = listing(scopes, prefix="", q=q, sort=sort, page=page, default_sort=SCOPE_DEFAULT,
+                  keys=keys, query=query)
+    lst.rows = [ScopeRow(s, counts.get(s.name, 0)) for s in lst.rows]
+    return lst
+
+
+@dataclass
+class ScopeRow:
+    """A scope's row: the hierarchy's node (shared, never changed) and its review count."""
+
+    node: object
+    review: int
+
+
+def world_listing(items: Sequence, *, q: str, sort: str, page: int,
+                  query: dict[str, str]) -> Listing:
+    keys: dict[str, Callable[[object], object]] = {
+        "name": lambda it: (it.name or "").casefold(), "last": _last_time,
+        "size": lambda it: it.size}
+    return listing(items, prefix="w", q=q, sort=sort, page=page, default_sort=WORLD_DEFAULT,
+                   keys=keys, query=query)

@@ -13,6 +13,7 @@ import re
 import textwrap
 import threading
 import xml.etree.ElementTree as etree
+from collections import OrderedDict
 from collections.abc import Iterable
 
 import bleach
@@ -266,9 +267,53 @@ def _cleaner() -> bleach.Cleaner:
     return cleaner
 
 
+class _RenderCache:
+    """Rendered HTML by source text, bounded in bytes: rendering is a pure function of the
+    text, and most pages show a file that has not changed since the last time (about half a
+    file page's cost on a MEMORY.md)."""
+
+    def __init__(self, max_bytes: int = 16 << 20, max_text: int = 512 << 10) -> None:
+        self.max_bytes, self.max_text = max_bytes, max_text
+        self._items: OrderedDict[str, str] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, text: str) -> str | None:
+        with self._lock:
+            html_ = self._items.get(text)
+            if html_ is not None:
+                self._items.move_to_end(text)
+            return html_
+
+    def put(self, text: str, html_: str) -> None:
+        size = len(text) + len(html_)
+        if len(text) > self.max_text:
+            return
+        with self._lock:
+            if text in self._items:
+                return
+            self._items[text] = html_
+            self._bytes += size
+            while self._bytes > self.max_bytes:
+                old, old_html = self._items.popitem(last=False)
+                self._bytes -= len(old) + len(old_html)
+
+
+_rendered = _RenderCache()
+
+
 def render_markdown(text: str) -> str:
     """Render memory markdown to HTML that is safe to mark safe in a template."""
-    text = (text or "").replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
+    text = text or ""
+    cached = _rendered.get(text)
+    if cached is None:
+        cached = _render(text)
+        _rendered.put(text, cached)
+    return cached
+
+
+def _render(text: str) -> str:
+    text = text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
     front, body = _split_front_matter(text)
     md = _markdown()
     try:

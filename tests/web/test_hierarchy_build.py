@@ -107,3 +107,27 @@ def test_the_sidebar_lists_shared_folders_again_only_after_a_change_there(store:
     assert "new-bot" in shared(store).scope_names
     store.delete("memory/world/people.md", actor=Actor.user("alice"), tool="delete")
     assert shared(store).world == []
+
+
+def test_a_scope_is_listed_again_only_after_a_change_below_its_folder(store: Store) -> None:
+    """Scope pages and the sidebar's open scope: a write elsewhere reuses the listing; a
+    write, an outside edit, a deletion or a last change read later in the scope shows."""
+    from memoryui.web.hierarchy.folders import scope_node
+
+    store.write("agents/ops-bot/memory/MEMORY.md", "# M\n", actor=BOT, tool="reflect")
+    store.tree()
+    first = scope_node(store, "ops-bot")
+    assert [i.path for i in first.daily] == []
+    store.write("agents/other-bot/memory/MEMORY.md", "# O\n", actor=Actor.agent("other-bot"),
+                tool="reflect")
+    assert scope_node(store, "ops-bot") is first  # another scope's change
+    daily = "agents/ops-bot/memory/daily/2026-01-05.md"
+    store.append(daily, "## 09:00\nnote\n", actor=BOT, tool="remember")
+    assert [i.path for i in scope_node(store, "ops-bot").daily] == [daily]
+    (store.root / "agents/ops-bot/memory/MEMORY.md").write_text("# M\n\nedited outside\n")
+    store.tree_model.touch("agents/ops-bot/memory/MEMORY.md")  # as the watcher reports it
+    node = scope_node(store, "ops-bot")
+    assert node.memory.size == len("# M\n\nedited outside\n")
+    store.delete(daily, actor=Actor.user("alice"), tool="delete")
+    assert scope_node(store, "ops-bot").daily == []
+    assert scope_node(store, "no-such-bot") is None

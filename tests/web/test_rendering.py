@@ -368,3 +368,22 @@ def test_thread_safety() -> None:
     for t in threads:
         t.join()
     assert not errors
+
+
+def test_render_cache_is_bounded_and_never_serves_another_text() -> None:
+    """Rendered HTML is remembered by its source text: a changed text renders anew, the
+    oldest entries go once the byte bound is reached, and huge texts are never kept."""
+    from memoryui.rendering import _RenderCache
+
+    cache = _RenderCache(max_bytes=100, max_text=40)
+    cache.put("a" * 20, "<p>" + "a" * 20 + "</p>")  # 47 bytes
+    cache.put("b" * 20, "<p>" + "b" * 20 + "</p>")  # 94 in all
+    assert cache.get("a" * 20) == "<p>" + "a" * 20 + "</p>"  # now the newest
+    cache.put("c" * 20, "<p>" + "c" * 20 + "</p>")  # over 100: the oldest ("b") goes
+    assert cache.get("b" * 20) is None
+    assert cache.get("a" * 20) and cache.get("c" * 20)
+    cache.put("d" * 41, "<p>d</p>")
+    assert cache.get("d" * 41) is None
+    first = render_markdown("# Title\n\n- one\n")
+    assert render_markdown("# Title\n\n- one\n") == first
+    assert "two" in render_markdown("# Title\n\n- one\n- two\n")

@@ -11,13 +11,23 @@ process's writes, new commits, the file watcher), as the overview's patched hier
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from typing import Any
 
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
+
 from memoryui.store import Kind, Store, StoreError, walk
+from memoryui.web.links import scope_url
 
 from .model import Hierarchy, ScopeNode, new_item
 
 _addresses: dict[tuple[str, str], object] = {}
+# Listings kept across requests, each with the tree model's version it was made at.
+_shared: dict[tuple[str, str], tuple[int, Hierarchy]] = {}
+SCOPE_CACHE = 64
+_scopes: OrderedDict[tuple[str, str, str], tuple[int, ScopeNode | None]] = OrderedDict()
+_shared_lock = threading.Lock()
 
 
 def _address(store: Store, path: str) -> object:
@@ -47,8 +57,36 @@ def _listing(store: Store, folder: str, *, depth: int | None = None) -> list[wal
 def scope_node(store: Store, scope: str) -> ScopeNode | None:
     """One scope's files, sizes and last changes, listing only its own folder.
 
-    None when the scope has no folder.
+    None when the scope has no folder. Listed again only after the tree model took in a
+    change below the scope's folder (the last SCOPE_CACHE scopes asked for are kept).
     """
+    model = store.tree_model
+    if not model.listed:
+        return _list_scope(store, scope)
+    store.tree()  # take in what changed since the last request, numbered by the model
+    version, key = model.version, (str(store.root), store.layout.key, scope)
+    prefix = store.layout.scope_prefix(scope)
+    with _shared_lock:
+        cached = _scopes.get(key)
+    if cached is not None:
+        seen, node = cached
+        changed = set() if seen == version else model.changed_since(seen)
+        if changed is not None and not any(
+                p.startswith(prefix) or prefix.startswith(p.rstrip("/") + "/") for p in changed):
+            with _shared_lock:
+                _scopes[key] = (version, node)
+                _scopes.move_to_end(key)
+            return node
+    node = _list_scope(store, scope)
+    with _shared_lock:
+        _scopes[key] = (version, node)
+        _scopes.move_to_end(key)
+        while len(_scopes) > SCOPE_CACHE:
+            _scopes.popitem(last=False)
+    return node
+
+
+def _list_scope(store: Store, scope: str) -> ScopeNode | None:
     prefix = store.layout.scope_prefix(scope)
     if not store.is_dir(prefix.rstrip("/")):
         return None
@@ -61,8 +99,6 @@ def scope_node(store: Store, scope: str) -> ScopeNode | None:
     return node
 
 
-_shared: dict[tuple[str, str], tuple[int, Hierarchy]] = {}
-_shared_lock = threading.Lock()
 
 
 def shared(store: Store) -> Hierarchy:
@@ -125,6 +161,16 @@ def _list_shared(store: Store) -> Hierarchy:
     return h
 
 
+def _scope_items(h: Hierarchy) -> list[str]:
+    names = tuple(h.scope_names)
+    cached = getattr(h, "_scope_items", None)
+    if cached is None or cached[0] != names:
+        cached = (names, [format_html('\n    <li><a href="{}">{}</a></li>', scope_url(n), n)
+                          for n in names])
+        h._scope_items = cached  # type: ignore[attr-defined]
+    return cached[1]
+
+
 def sidebar(store: Store, current_path: str | None = None, scope: str | None = None,
             node: ScopeNode | None = None) -> dict[str, Any]:
     """Context for `{% include "web/_sidebar.html" %}`; any page can add it.
@@ -154,7 +200,14 @@ def sidebar(store: Store, current_path: str | None = None, scope: str | None = N
             node = None
     if node is not None and current_month is None and node.daily:
         current_month = (node.daily[0].name or "")[:7]
+    items = _scope_items(h)
+    at = h.scope_names.index(node.name) if node is not None and node.name in h.scope_names \
+        else len(items)
     return {"sidebar": {
+        # the other scopes' links, written once per listing (500 scopes on a large team)
+        "scopes_before": mark_safe("".join(items[:at])),
+        "scopes_after": mark_safe("".join(items[at + 1:])),
+        "expanded": at < len(items),
         "h": h,
         "current_path": current_path or "",
         "current_scope": current_scope or "",

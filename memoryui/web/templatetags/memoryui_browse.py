@@ -14,6 +14,7 @@ from __future__ import annotations
 from django import template
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 from memoryui.roles import ADMIN, CURATOR, has_role
 from memoryui.store import Store
@@ -58,6 +59,20 @@ def under(path: str, url_name: str) -> bool:
 
 # Small markup pieces used in long lists (a table row per file): simple tags, because an
 # {% include %} per row costs more than the rest of the row on a 20,000-file workspace.
+
+
+@register.simple_tag(takes_context=True)
+def commit_items(context: template.Context, rows: list) -> str:
+    """The `<li>` of each commit row (`memoryui.web.history.rowhtml`), with the page's
+    `path`, `compare_pick`, `can_curate`, `restore_action` and `base`."""
+    from memoryui.web.history.rowhtml import commit_item
+
+    opts = {"path": context.get("path") or None,
+            "compare_pick": bool(context.get("compare_pick")),
+            "can_curate": bool(context.get("can_curate")),
+            "restore_action": context.get("restore_action") or "",
+            "base": context.get("base") or "", "csrf_token": str(context.get("csrf_token", ""))}
+    return mark_safe("".join(commit_item(row, **opts) for row in rows))
 
 
 @register.simple_tag

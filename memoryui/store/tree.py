@@ -110,6 +110,8 @@ class TreeModel:
         self._log: list[tuple[int, str]] = []  # (version, path) of recent changes
         self._reset_at = 0  # a version before which changed_since cannot answer
         self.checking = False  # a `git status` pass is under way
+        self._check_again = False  # ... and another must follow it
+        self._check_lock = threading.Lock()
         self.history_pending = False  # the last-change map is being computed
         self._history_thread: threading.Thread | None = None
         # one process of a server reads the whole history; the others load what it saved
@@ -301,13 +303,16 @@ class TreeModel:
         byte order; paths added later are not: sort if you need order."""
         last = self.last_changes()
         with self._lock:
+            small = self._tree is not None or \
+                listing.index_size(self.git.git_dir) < SYNC_HISTORY_BELOW
             if self._want_watch and self.watcher is None:
-                self._start_watcher()
+                # A large tree's watches take a while (0.6 s at 200k files): set up in the
+                # background, then one `git status` covers what changed before they were.
+                self._start_watcher(wait=5.0 if small else 0.0)
             now = time.monotonic()
             if self._tree is None:
                 # Small workspaces are listed exactly at once; large ones from the index,
                 # with `git status` correcting it in the background (pages say so).
-                small = listing.index_size(self.git.git_dir) < SYNC_HISTORY_BELOW
                 entries = (listing.listing if small else listing.indexed)(
                     self.root, self.git.git_dir)
                 self._tree = {p: FileInfo(p, e.size, e.mtime, last.get(p))
@@ -334,27 +339,36 @@ class TreeModel:
         """A file-system watcher reports outside edits (else `git status` must be asked)."""
         return self.watcher is not None and self.watcher.alive
 
-    def _start_watcher(self) -> None:
+    def _start_watcher(self, wait: float) -> None:
         from .watch import Watcher  # watchfiles is loaded only by servers that watch
 
-        self.watcher = Watcher(self.root, self.touch)
-        self.watcher.start()
+        self.watcher = Watcher(self.root, self.touch,
+                               on_ready=None if wait else lambda: self._check_in_background(
+                                   again=True))
+        self.watcher.start(wait)
 
-    def _check_in_background(self) -> None:
-        """Run `git status` off the request path; what it names is re-stated."""
-        if self.checking:
-            return
-        self.checking = True
+    def _check_in_background(self, again: bool = False) -> None:
+        """Run `git status` off the request path; what it names is re-stated. `again`: a
+        check already running may have looked too early, so one more follows it."""
+        with self._check_lock:
+            if self.checking:
+                self._check_again = self._check_again or again
+                return
+            self.checking = True
         self._checked = time.monotonic()
 
         def work() -> None:
-            try:
-                paths = [c.path for c in history.status(self.root)]
-                self.touch(*paths)
-            except Exception:  # noqa: BLE001 - the next check tries again
-                log.exception("git status check failed")
-            finally:
-                self.checking = False
+            while True:
+                try:
+                    paths = [c.path for c in history.status(self.root)]
+                    self.touch(*paths)
+                except Exception:  # noqa: BLE001 - the next check tries again
+                    log.exception("git status check failed")
+                with self._check_lock:
+                    if not self._check_again:
+                        self.checking = False
+                        return
+                    self._check_again = False
 
         threading.Thread(target=work, name="memoryui-status", daemon=True).start()
 

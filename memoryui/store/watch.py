@@ -17,16 +17,19 @@ log = logging.getLogger("memoryui.store")
 
 
 class Watcher:
-    def __init__(self, root: Path, on_change: Callable[..., None]):
+    def __init__(self, root: Path, on_change: Callable[..., None],
+                 on_ready: Callable[[], None] | None = None):
         self.root = root
         self.on_change = on_change
+        self.on_ready = on_ready  # called once the watches are set up
         self._stop = threading.Event()
         self._ready = threading.Event()
         self.alive = False
         self._thread: threading.Thread | None = None
 
     def start(self, wait: float = 5.0) -> None:
-        """Start watching; returns once the watches are set up (or `wait` seconds passed)."""
+        """Start watching; returns once the watches are set up (or `wait` seconds passed:
+        0 to return at once, when `on_ready` covers what changed before they were)."""
         self.alive = True
         self._thread = threading.Thread(target=self._run, name="memoryui-watch", daemon=True)
         self._thread.start()
@@ -54,6 +57,8 @@ class Watcher:
 
             with RustNotify([str(self.root)], False, False, 300, True, True) as notify:
                 self._ready.set()
+                if self.on_ready is not None:
+                    self.on_ready()
                 while not self._stop.is_set():
                     raw = notify.watch(50, 50, 60_000, self._stop)
                     if raw in ("stop", "signal"):

@@ -129,6 +129,39 @@ def test_outside_edits_are_seen_by_the_watcher(tmp_path: Path) -> None:
     assert not store.tree_model.watcher.alive
 
 
+def test_a_large_tree_does_not_wait_for_its_watches_and_misses_nothing_meanwhile(
+        tmp_path: Path, monkeypatch) -> None:
+    """At 200k files the watches take most of a second: the first page answers without
+    them, and what changed before they were set up is found by one `git status` after."""
+    from memoryui.store import watch
+
+    monkeypatch.setattr(tree, "SYNC_HISTORY_BELOW", 0)  # listed from the index: "large"
+    release = threading.Event()
+    real_run = watch.Watcher._run
+
+    def slow_run(self) -> None:
+        release.wait(60)  # the watches are still being set up
+        real_run(self)
+
+    monkeypatch.setattr(watch.Watcher, "_run", slow_run)
+    store = Store(tmp_path / "ws", watch=True)
+    try:
+        store.write(MEM, "# Memory\n", actor=BOT, tool="reflect")
+        assert MEM in store.tree()  # answered while the watcher is not ready
+        assert not store.tree_model.watcher._ready.is_set()
+        until(lambda: not store.tree_model.checking, "the first status check")
+        (store.root / "memory/world/early.md").parent.mkdir(parents=True, exist_ok=True)
+        (store.root / "memory/world/early.md").write_text("# Early\n")  # unseen so far
+        release.set()
+        until(lambda: "memory/world/early.md" in store.tree(), "the edit made meanwhile")
+        (store.root / "memory/world/later.md").write_text("# Later\n")
+        until(lambda: "memory/world/later.md" in store.tree(), "an edit seen by the watcher")
+        assert shown(store) == on_disk(store.root)
+    finally:
+        release.set()
+        store.close()
+
+
 def test_without_a_watcher_git_status_finds_outside_edits(seeded: Store,
                                                          monkeypatch) -> None:
     seeded.tree()

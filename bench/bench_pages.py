@@ -15,7 +15,8 @@ The floor is `git log -1 -- <path>` by the git CLI for one file: what a page tha
 command per file would pay for every file it lists.
 
 Each page has its own floor where git answers the same question (the file history: `git log
--31 -- <file>`; the activity feed: `git log -31`; a commit: `git show`); the others are measured
+-31 -- <file>`; the activity feed, 50 commits with their files: `git log -n51 --name-status`;
+a commit: `git show`); the others are measured
 against `git log -1 -- <file>`. Other areas add their pages to `PAGES` (name, URL template,
 floor): `{file}`, `{daily}`, `{scope}` and `{sha}` are filled in from the corpus. A page that does not answer 200 is reported as skipped.
 """
@@ -53,7 +54,9 @@ PAGES: list[tuple[str, str, list[str] | None]] = [
     ("file history /history/{file}", "/history/{file}", [*LOG, "--", "{file}"]),
     ("scope history /s/{scope}/history/", "/s/{scope}/history/",
      [*LOG, "--", "agents/{scope}/"]),
-    ("activity feed /activity/", "/activity/", LOG),
+    # the feed lists 50 commits with the files each touched
+    ("activity feed /activity/", "/activity/",
+     ["log", "-n51", "--format=%H%x1f%an%x1f%at%x1f%s%x1f%(trailers)", "--name-status"]),
     ("commit diff /commit/{sha}/", "/commit/{sha}/", ["show", "--format=%H%n%an%n%B", "{sha}"]),
 ]
 AFTER_WRITE = ["overview /", "scope page /s/{scope}/", "file page /f/{file} (MEMORY.md)"]

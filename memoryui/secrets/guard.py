@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from .allow import AllowList
@@ -31,12 +32,14 @@ def refusal(findings: list[Finding]) -> str:
 class Guard:
     """One per workspace: scans writes, keeps the flagged record and the allow list."""
 
-    def __init__(self, git_dir: Path, mode: str = "block"):
+    def __init__(self, git_dir: Path, mode: str = "block",
+                 record_lock: AbstractContextManager | None = None):
         if mode not in MODES:
             raise ValueError(f"secrets mode must be one of {', '.join(MODES)}, got {mode!r}")
         self.mode = mode
         folder = git_dir / "memoryui"
-        self.record = FlaggedRecord(folder / "secrets.json")
+        # writers of different files run at once: the store gives a lock across processes
+        self.record = FlaggedRecord(folder / "secrets.json", record_lock)
         self.allow = AllowList(folder / "secrets-allow.json")
 
     @property

@@ -1,6 +1,6 @@
 """The flagged record: path -> findings in the current text, kept in `.git/memoryui/secrets.json`.
 
-Updated on each write (under the store's write lock) that changes a file (re-scanning only when the file was flagged or
+Updated on each write (under its own lock across processes) that changes a file (re-scanning only when the file was flagged or
 the write added a secret), so the overview can say "N files contain secrets" without
 scanning the workspace. `rebuild` scans every file once (a workspace from before this).
 """
@@ -8,6 +8,7 @@ scanning the workspace. `rebuild` scans every file once (a workspace from before
 from __future__ import annotations
 
 import threading
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from .allow import read_json, write_json
@@ -15,9 +16,10 @@ from .detector import Finding
 
 
 class FlaggedRecord:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, file_lock: AbstractContextManager | None = None):
         self.path = path
         self._lock = threading.Lock()
+        self._file_lock = file_lock or nullcontext()  # read-change-save across processes
         self._data: dict[str, list[Finding]] | None = None
         self._stamp: tuple[int, int, int] | None = None
 
@@ -62,7 +64,7 @@ class FlaggedRecord:
 
     def set(self, path: str, findings: list[Finding]) -> None:
         """Record a file's findings (none: the file is clean); saved only when it changed."""
-        with self._lock:
+        with self._lock, self._file_lock:
             data = self._load()
             if data.get(path, []) == findings:
                 return
@@ -73,11 +75,11 @@ class FlaggedRecord:
             self._save(data)
 
     def replace(self, data: dict[str, list[Finding]]) -> None:
-        with self._lock:
+        with self._lock, self._file_lock:
             self._data = {p: list(f) for p, f in data.items() if f}
             self._save(self._data)
 
     def _save(self, data: dict[str, list[Finding]]) -> None:
-        """Callers hold the store's write lock (one writer across processes)."""
+        """Callers hold `_file_lock` (one writer across processes)."""
         write_json(self.path, {p: [f.as_dict() for f in items] for p, items in data.items()})
         self._stamp = self._file_stamp()

@@ -33,9 +33,17 @@ def atomic_write(path: Path, data: bytes, *, sync_folder: bool = True) -> None:
 
 
 def _atomic_write(path: Path, data: bytes, sync_folder: bool = True) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    for attempt in range(5):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            break
+        except FileNotFoundError:
+            # A deletion in the same folder pruned it as empty meanwhile (writers of
+            # different files run at once): make it again.
+            if attempt == 4:
+                raise
     try:
         view = memoryview(data)
         while view:
@@ -168,3 +176,80 @@ class ProcessLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+class SharedProcessLock(ProcessLock):
+    """The workspace's write lock: `with lock:` is exclusive, as a ProcessLock;
+    `with lock.shared():` may be held by many threads and processes at once.
+
+    One-file writes hold it shared (each with its own path lock), so an agent's fsync
+    never makes writers of other files wait; what rewrites the tree or the journal as a
+    whole (sync, pending commits, renames, deletes) holds it exclusive. A gate taken by
+    both sides and released once the lock is held keeps a steady stream of shared holders
+    from starving an exclusive one. The shared side uses its own descriptor (flock
+    locks belong to the open file description), so the kernel orders it against this
+    process's exclusive holders too. A thread holding it exclusive may take it shared
+    (a no-op); never the other way round.
+    """
+
+    def __init__(self, path: Path):
+        super().__init__(path)
+        self._gate = ProcessLock(path.with_name(path.name + ".gate"))
+        self._owner: int | None = None
+        self._shared_fd: int | None = None
+        self._shared_pid = 0
+        self._shared_count = 0
+        self._shared_mutex = threading.Lock()
+        self._local = threading.local()
+
+    def acquire(self, blocking: bool = True) -> bool:
+        me = threading.get_ident()
+        if self._owner == me:
+            return super().acquire(blocking)  # re-entered: depth only
+        if getattr(self._local, "shared", 0):
+            raise RuntimeError("the write lock is held shared by this thread: no upgrade")
+        if not self._gate.acquire(blocking):
+            return False
+        try:
+            if not super().acquire(blocking):
+                return False
+        finally:
+            self._gate.release()
+        self._owner = me
+        return True
+
+    def release(self) -> None:
+        if self._depth == 1:
+            self._owner = None
+        super().release()
+
+    @contextlib.contextmanager
+    def shared(self) -> Iterator[None]:
+        if self._owner == threading.get_ident() or getattr(self._local, "shared", 0):
+            self._local.shared = getattr(self._local, "shared", 0) + 1
+            try:
+                yield
+            finally:
+                self._local.shared -= 1
+            return
+        with self._gate, self._shared_mutex:
+            if self._shared_count == 0:
+                fcntl.flock(self._open_shared(), fcntl.LOCK_SH)
+            self._shared_count += 1
+        self._local.shared = 1
+        try:
+            yield
+        finally:
+            self._local.shared = 0
+            with self._shared_mutex:
+                self._shared_count -= 1
+                if self._shared_count == 0 and self._shared_fd is not None:
+                    fcntl.flock(self._shared_fd, fcntl.LOCK_UN)
+
+    def _open_shared(self) -> int:
+        if self._shared_fd is None or self._shared_pid != os.getpid():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._shared_fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            self._shared_pid = os.getpid()
+            self._shared_count = 0
+        return self._shared_fd

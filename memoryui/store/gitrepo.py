@@ -20,6 +20,7 @@ import subprocess
 import threading
 import time
 import uuid
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,7 +29,7 @@ import pygit2
 from . import walk
 from .actors import Actor
 from .errors import Ambiguous, CommitRaceError, InvalidName, NotFound
-from .files import TMP_SUFFIX, ProcessLock, append_line, disk_errors
+from .files import TMP_SUFFIX, ProcessLock, SharedProcessLock, append_line, disk_errors
 
 log = logging.getLogger("memoryui.store")
 
@@ -37,6 +38,7 @@ MIN_COMMIT_ID = 7  # hex digits a commit id typed by a person or a client must h
 HEX_RE = re.compile(r"[0-9a-fA-F]{1,40}")
 STALE_LOCK_SECONDS = 10.0
 LOOSE_OBJECT_LIMIT = 5000
+PATH_LOCKS = 64
 PREPARED_CONFIG = (
     ("core.untrackedCache", "true"),
     ("core.commitGraph", "true"),
@@ -102,8 +104,11 @@ class GitRepo:
         self.state_dir.mkdir(exist_ok=True)
         self.journal = self.state_dir / "journal.jsonl"
         self.index_stale = self.state_dir / "index-stale.jsonl"
-        self.write_lock = ProcessLock(self.state_dir / "write.lock")
+        # exclusive: the tree as a whole; shared + a path lock: one file (Store.update)
+        self.write_lock = SharedProcessLock(self.state_dir / "write.lock")
         self.commit_lock = ProcessLock(self.state_dir / "commit.lock")
+        self.journal_lock = ProcessLock(self.state_dir / "journal.lock")
+        self._path_locks: dict[int, ProcessLock] = {}
         self._local = threading.local()
         self._ensure_excludes()
         self.commits_since_graph = 0
@@ -213,14 +218,25 @@ class GitRepo:
                 pass
         return removed
 
+    def path_lock(self, path: str) -> ProcessLock:
+        """The lock of one path (one of PATH_LOCKS, by hash), taken inside the write lock
+        held shared: writes to one file keep their order, writes to others do not wait."""
+        n = zlib.crc32(path.encode()) % PATH_LOCKS
+        lock = self._path_locks.get(n)
+        if lock is None:
+            lock = self._path_locks.setdefault(
+                n, ProcessLock(self.state_dir / "locks" / f"{n:02d}.lock"))
+        return lock
+
     # -- journal --------------------------------------------------------------
     def record(self, rec: Record) -> None:
-        """Append a record; the caller holds `write_lock` so the file and record agree."""
+        """Append a record; the caller holds the file's path lock (or the write lock) so
+        the records of one file are in the order its versions were written."""
         if not rec.id:
             rec.id = uuid.uuid4().hex
         if not rec.time:
             rec.time = time.time()
-        with disk_errors(self.state_dir):
+        with disk_errors(self.state_dir), self.journal_lock:
             append_line(self.journal, rec.to_json())
 
     def has_uncommitted(self) -> bool:
@@ -260,7 +276,7 @@ class GitRepo:
             done: dict[str, str] = {}
             for batch in sorted(self.state_dir.glob("batch-*.jsonl")):
                 done.update(self._commit_batch(batch, leftover=True))
-            with self.write_lock:
+            with self.journal_lock:  # no record is appended while the journal moves
                 if self.index_stale.exists():
                     self.repair(self._holding_since)
                     self._retry_index()

@@ -430,6 +430,37 @@ def status(root: Path) -> list[StatusEntry]:
     return sorted(out, key=lambda e: e.path)
 
 
+def recent_changes(repo: pygit2.Repository, since_rev: str, head: str, limit: int = 64
+                   ) -> list[tuple[str, dict]] | None:
+    """What `last_changes(since_rev, head)` yields, read in process for a few new commits
+    (a server catching up after each write: no `git log` process per commit, per worker).
+
+    None when git must answer: more than `limit` commits, a merge or a root commit on the
+    way, or a change `_blob_changes` declines (modes, a file becoming a folder).
+    """
+    out: list[tuple[str, dict]] = []
+    oid = pygit2.Oid(hex=head)
+    stop = pygit2.Oid(hex=since_rev)
+    for _ in range(limit):
+        if oid == stop:
+            return out
+        c = repo[oid]
+        if len(c.parent_ids) != 1:
+            return None
+        parent = repo[c.parent_ids[0]]
+        changes = _blob_changes(parent.tree, c.tree, "", [])
+        if changes is None:
+            return None
+        author = c.author.name
+        actors = parse_trailers(c.message).get("Memoryui-Actor") or [""]
+        info = {"sha": str(c.id), "author": author, "time": int(c.author.time),
+                "subject": " ".join(c.message.strip().split("\n\n", 1)[0].split()),
+                "actor": actors[0].strip() or f"git:{author}"}
+        out.extend((p, info) for p, _x, _y in sorted(changes, key=lambda ch: ch[0]))
+        oid = c.parent_ids[0]
+    return out if oid == stop else None
+
+
 def last_changes(root: Path, since_rev: str | None, head: str) -> Iterator[tuple[str, dict]]:
     """(path, summary) for each path touched in since_rev..head, newest first.
 

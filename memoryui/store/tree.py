@@ -100,6 +100,10 @@ class TreeModel:
         self._tree: dict[str, FileInfo] | None = None
         self._checked = 0.0  # time.monotonic() of the last `git status` check
         self._dirty: set[str] = set()
+        # `touch` is called by writers holding the workspace's write lock: it takes only
+        # this lock, never `_lock` (held while a page lists or re-states the tree).
+        self._dirty_lock = threading.Lock()
+        self._catch_up_lock = threading.Lock()  # one `git log` catch-up at a time
         self._last: dict[str, LastChange] = {}
         self._last_head: str | None = None
         self._last_saved = time.monotonic()  # a map loaded or read in full was just saved
@@ -122,7 +126,7 @@ class TreeModel:
     # -- changes ------------------------------------------------------------
     def touch(self, *paths: str) -> None:
         """Mark paths that changed, so the cached tree re-stats just those."""
-        with self._lock:
+        with self._dirty_lock:
             self._dirty.update(paths)
 
     def invalidate(self) -> None:
@@ -179,8 +183,8 @@ class TreeModel:
                 return self._last
             if head == self._last_head or self.history_pending:
                 return self._last
-            self._catch_up(self._last_head, head)
-            return self._last
+        self._catch_up(head)
+        return self._last
 
     def _load_saved(self) -> bool:
         cache_file = self.git.state_dir / "lastchange.json"
@@ -240,7 +244,15 @@ class TreeModel:
 
     def _read_history(self, since: str | None, head: str) -> dict[str, LastChange]:
         fresh: dict[str, LastChange] = {}
-        for path, info in history.last_changes(self.root, since, head):
+        changes = None
+        if since is not None:
+            try:
+                changes = history.recent_changes(self.git.repo, since, head)
+            except (KeyError, ValueError, pygit2.GitError):
+                changes = None
+        if changes is None:
+            changes = history.last_changes(self.root, since, head)
+        for path, info in changes:
             if path not in fresh:
                 fresh[path] = LastChange(info["sha"], info["time"], self)
                 if info["sha"] not in self._commits and since is not None:
@@ -248,18 +260,28 @@ class TreeModel:
                                                   ("author", "actor", "subject")}
         return fresh
 
-    def _catch_up(self, since: str | None, head: str) -> None:
-        if since and not self._is_ancestor(since, head):
-            since = None
-        fresh = self._read_history(since, head)
-        merged = dict(self._last) if since else {}
-        merged.update(fresh)
-        self._last, self._last_head = merged, head
-        self._dirty.update(fresh)  # other processes' commits: re-stat these
-        if since is None:
-            self._tree = None
-            self._reset_at = self.version = self.version + 1
-        self._save(force=since is None)
+    def _catch_up(self, head: str) -> None:
+        """Take in the commits since the map's head. `git log` runs outside `_lock`, so
+        pages and writers of this process go on meanwhile; the map is swapped whole."""
+        with self._catch_up_lock:
+            with self._lock:
+                since = self._last_head
+            if since == head:
+                return  # another thread caught up meanwhile
+            if since and not self._is_ancestor(since, head):
+                since = None
+            fresh = self._read_history(since, head)
+            with self._lock:
+                if since != self._last_head:  # reset meanwhile (a saved map was loaded)
+                    return
+                merged = dict(self._last) if since else {}
+                merged.update(fresh)
+                self._last, self._last_head = merged, head
+                self.touch(*fresh)  # other processes' commits: re-stat these
+                if since is None:
+                    self._tree = None
+                    self._reset_at = self.version = self.version + 1
+                self._save(force=since is None)
 
     def _save(self, force: bool = False) -> None:
         """Write the map for a restart to catch up from, off the request path.
@@ -271,13 +293,13 @@ class TreeModel:
         if self._saving or (not force and now - self._last_saved < LASTCHANGE_SAVE_EVERY):
             return
         self._saving, self._last_saved = True, now
-        head = self._last_head
-        snapshot = {p: [c.sha, c.time] for p, c in self._last.items()}
+        head, last = self._last_head, self._last  # the map is replaced, never changed
 
         def work() -> None:
             cache_file = self.git.state_dir / "lastchange.json"
             tmp = cache_file.with_suffix(f".{threading.get_ident()}.tmp")
             try:
+                snapshot = {p: [c.sha, c.time] for p, c in last.items()}
                 tmp.write_text(json.dumps({"head": head, "paths": snapshot}))
                 os.replace(tmp, cache_file)
             except OSError:  # a full disk: the cache is only a restart's head start
@@ -313,12 +335,13 @@ class TreeModel:
             if self._tree is None:
                 # Small workspaces are listed exactly at once; large ones from the index,
                 # with `git status` correcting it in the background (pages say so).
+                with self._dirty_lock:  # touched during the listing: re-stated after
+                    self._dirty.clear()
                 entries = (listing.listing if small else listing.indexed)(
                     self.root, self.git.git_dir)
                 self._tree = {p: FileInfo(p, e.size, e.mtime, last.get(p))
                               for p, e in sorted(entries.items())}
                 self._reset_at = self.version = self.version + 1
-                self._dirty.clear()
                 if small:
                     self._checked = now
                 else:
@@ -379,9 +402,11 @@ class TreeModel:
 
     def _restat(self, old: dict[str, FileInfo], last: dict[str, LastChange]
                 ) -> dict[str, FileInfo]:
+        with self._dirty_lock:
+            dirty, self._dirty = self._dirty, set()
         tree = dict(old)
         changed: list[str] = []
-        for p in self._dirty:
+        for p in dirty:
             if not p or any(walk.hidden(part) for part in p.split("/")):
                 continue
             entry = listing.entry_for(self.root, p)
@@ -402,7 +427,6 @@ class TreeModel:
             for q, e in found.items():
                 tree[q] = FileInfo(q, e.size, e.mtime, last.get(q))
             changed.extend(set(below) | set(found))
-        self._dirty.clear()
         self._changed(changed)
         return tree
 

@@ -25,7 +25,7 @@ from .actors import Actor
 from .blame import BlameLine, blame_lines
 from .committer import Committer
 from .errors import Ambiguous, Conflict, InvalidName, NotFound, SecretFound, TooLarge
-from .files import atomic_write, disk_errors, fsync_dir, prune_empty_dirs
+from .files import ProcessLock, atomic_write, disk_errors, fsync_dir, prune_empty_dirs
 from .gitrepo import MIN_COMMIT_ID, GitRepo, Record
 from .layout import Address, Kind, Layout, get_layout
 from .tree import LASTCHANGE_SAVE_EVERY, TREE_TTL, FileInfo, TreeModel  # noqa: F401 (re-exported)
@@ -80,7 +80,8 @@ class Store:
         self.layout = get_layout(layout)
         self.git = GitRepo(self.root)
         # Secrets policy (memoryui/secrets): block|flag|off; the flagged record lives in .git.
-        self.secrets = Guard(Path(self.git.repo.path), secrets)
+        self.secrets = Guard(Path(self.git.repo.path), secrets,
+                             ProcessLock(self.git.state_dir / "secrets.lock"))
         self.commit_delay = commit_delay
         self.committer = Committer(self.git, commit_delay)
         self._stop = self.committer.stop  # set it to end deferred commits (a dying process)
@@ -215,7 +216,9 @@ class Store:
         backdates the author time (demo data, imports).
         """
         full = self.abspath(path)
-        with self.git.write_lock:
+        # Shared with writers of other files (an fsync here never holds them up); the
+        # path lock orders the writers of this one.
+        with self.git.write_lock.shared(), self.git.path_lock(path):
             old_bytes = walk.read_nofollow(self.root, path)
             old = None if old_bytes is None else old_bytes.decode("utf-8", "replace")
             self._check_expect(path, old, old_bytes, expect)

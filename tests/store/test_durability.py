@@ -237,3 +237,86 @@ def test_an_index_refresh_blocked_by_a_lock_is_retried_by_the_next_flush(tmp_pat
     lock.unlink()  # the lock's owner is gone
     store.flush()
     assert git(root, "status", "--porcelain") == ""
+
+
+def test_a_slow_write_holds_up_writers_of_that_file_only(store: Store) -> None:
+    """Writers share the workspace lock, each file has its own: an agent whose fsync is
+    slow never makes agents writing other files wait; writers of the same file keep their
+    order, and what rewrites the tree as a whole waits for both."""
+    import threading
+
+    inside, release = threading.Event(), threading.Event()
+    order: list[str] = []
+    bot = Actor.agent("ops-bot")
+
+    def slow(old: str | None) -> str:
+        inside.set()
+        assert release.wait(60)
+        order.append("slow")
+        return (old or "") + "- slow\n"
+
+    slow_writer = threading.Thread(target=store.update, args=("memory/world/a.md", slow),
+                                   kwargs={"actor": bot, "tool": "t"})
+    slow_writer.start()
+    assert inside.wait(60)
+    store.write("memory/world/b.md", "# B\n", actor=bot, tool="t")  # does not wait
+    assert store.read("memory/world/b.md") == "# B\n"
+
+    def after(old: str | None) -> str:
+        order.append("same file")
+        return (old or "") + "- after\n"
+
+    same_file = threading.Thread(target=store.update, args=("memory/world/a.md", after),
+                                 kwargs={"actor": bot, "tool": "t"})
+    same_file.start()
+    exclusive = threading.Event()
+
+    def whole_tree() -> None:
+        with store.git.write_lock:
+            exclusive.set()
+
+    tree_writer = threading.Thread(target=whole_tree)
+    tree_writer.start()
+    assert not exclusive.wait(0.2) and order == []  # both wait for the slow writer
+    release.set()
+    for t in (slow_writer, same_file, tree_writer):
+        t.join(60)
+    assert exclusive.is_set() and order == ["slow", "same file"]
+    assert store.read("memory/world/a.md") == "- slow\n- after\n"
+    store.flush()
+    assert git(store.root, "status", "--porcelain") == ""
+
+
+HOLDER = """
+import sys
+from memoryui.store.files import SharedProcessLock
+lock = SharedProcessLock(__import__("pathlib").Path(sys.argv[1]))
+with lock.shared():
+    print("held", flush=True)
+    sys.stdin.readline()
+"""
+
+
+def test_the_write_lock_is_shared_across_processes_and_exclusive_waits(tmp_path: Path
+                                                                       ) -> None:
+    from memoryui.store.files import SharedProcessLock
+
+    path = tmp_path / "write.lock"
+    child = subprocess.Popen([sys.executable, "-c", HOLDER, str(path)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "held"
+        lock = SharedProcessLock(path)
+        with lock.shared():  # shared beside another process's shared hold
+            pass
+        assert not lock.acquire(blocking=False)  # exclusive must wait for the child
+        child.stdin.write("\n")
+        child.stdin.flush()
+        assert child.wait(60) == 0
+        assert lock.acquire()
+        with lock.shared():  # taken shared by the exclusive holder: allowed
+            with lock:  # and re-entered
+                pass
+        lock.release()
+    finally:
+        child.kill()

@@ -241,3 +241,29 @@ def test_commit_diffs_skip_unchanged_folders_and_say_exactly_what_git_says(tmp_p
             if path is None:
                 assert got[1] == want[1], c.message
     assert sum(r is not None for r in fast_used) >= 12  # most commits took the quick way
+
+    # Catching up the last-change map in process gives what `git log --name-status` says
+    # for every range of these commits, or declines (None) and git answers.
+    chain = [str(c.id) for c in repo.walk(repo.head.target)][::-1]  # oldest first
+
+    def first_seen(pairs) -> dict:
+        seen: dict = {}
+        for p, info in pairs:
+            seen.setdefault(p, info)
+        return seen
+
+    answered = 0
+    for i, since in enumerate(chain):
+        for head in chain[i + 1:]:
+            got = githistory.recent_changes(repo, since, head)
+            if got is not None:
+                answered += 1
+                assert first_seen(got) == first_seen(githistory.last_changes(root, since, head))
+    assert answered >= 15  # ranges without the mode change and the folder-to-file commit
+    git("checkout", "-q", "-b", "side", chain[-3])
+    put("agents/c/memory/MEMORY.md", "# C\n")
+    commit("on a side branch")
+    git("checkout", "-q", "main")
+    git("merge", "-q", "--no-edit", "side")
+    merged = str(pygit2.Repository(str(root)).head.target)
+    assert githistory.recent_changes(pygit2.Repository(str(root)), chain[-1], merged) is None

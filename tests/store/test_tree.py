@@ -267,3 +267,30 @@ def test_a_repository_memoryui_did_not_create_gets_a_commit_graph(tmp_path: Path
     until(lambda: (graph / "commit-graph").exists()
           or (graph / "commit-graphs/commit-graph-chain").exists(), "a commit-graph")
     assert len(store.tree()) == 3
+
+
+def test_a_write_never_waits_for_a_page_reading_the_tree(seeded: Store) -> None:
+    """Writers hold the workspace's write lock while they mark their path changed: that
+    must not wait for a page listing the tree or reading history in this process (it made
+    every writer of every worker wait behind one `git log`)."""
+    held, release = threading.Event(), threading.Event()
+
+    def page() -> None:
+        with seeded.tree_model._lock:  # as a listing or a catch-up holds it
+            held.set()
+            release.wait(60)
+
+    reader = threading.Thread(target=page)
+    reader.start()
+    assert held.wait(60)
+    writer = threading.Thread(target=seeded.write, args=(MEM, "# Memory\n\n- new\n"),
+                              kwargs={"actor": BOT, "tool": "reflect"})
+    writer.start()
+    writer.join(60)
+    try:
+        assert not writer.is_alive()
+        assert seeded.read(MEM) == "# Memory\n\n- new\n"
+    finally:
+        release.set()
+        reader.join(60)
+    assert seeded.tree()[MEM].size == len("# Memory\n\n- new\n")

@@ -44,6 +44,7 @@ from .queue import (
     build_queue,
     neighbours,
     resolve,
+    undecided_counts,
 )
 from .rebuild import RebuildStats, rebuild, scan
 from .sources import DailyFile, daily_files
@@ -58,5 +59,5 @@ __all__ = [
     "describe", "dismiss", "dom_id", "entries_of", "entry_key", "existing_names",
     "items_of", "make_draft", "make_target", "neighbours", "parse_key", "promote_entries",
     "rebuild", "refuse_promoted", "reopen", "resolve", "revert_text", "scan",
-    "target_kinds", "undo",
+    "target_kinds", "undecided_counts", "undo",
 ]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from memoryui.store import Kind, NotFound, Store
 
-from .entries import Item, items_of, parse_key
+from .entries import Item, entries_of, items_of, parse_key
 from .errors import ReviewError
 from .ledger import Ledger
 from .similar import already_known, group_ids, threshold
@@ -166,6 +166,20 @@ def build_queue(store: Store, ledger: Ledger, filters: Filters, *,
     return Queue(filters, page, total, sorted(counts.items()), store.scopes(),
                  store.layout.supports(Kind.DAILY), cards=len(items),
                  day_counts=dict(day_counts), grouped=total - len(items))
+
+
+def undecided_counts(store: Store, ledger: Ledger, since: dt.date, until: dt.date
+                     ) -> dict[str, int]:
+    """Undecided entries per scope in since..until: the default queue's counts (what the
+    overview shows), without building its items, groups or pages."""
+    states = ledger.decisions_between(since.isoformat(), until.isoformat())
+    counts: Counter[str] = Counter()
+    for path, scope, _date, stamp in daily_files(store, since, until):
+        for e in entries_of(store, path, stamp):
+            state = states.get((path, e.id))
+            if state is None or state.status == "todo":
+                counts[scope] += 1
+    return dict(counts)
 
 
 def attach_states(ledger: Ledger, items: list[Item]) -> None:

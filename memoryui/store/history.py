@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pygit2
 
+from . import dated
 from .diffs import DiffLine, FileDiff, Hunk
 from .gitrepo import GIT_ENV, run_git
 
@@ -179,8 +180,10 @@ def log(root: Path, pathspecs: list[str] | None = None, *, actor: str | None = N
         if not pathspecs:  # with a path filter rename detection finds nothing and costs
             args.append("--find-renames")
     if since or until:
-        shas = _dated(root, pathspecs, _actor_args(actor), since, until, rev)
-        picked = shas[max(0, int(offset)):max(0, int(offset)) + max(0, int(limit))]
+        start = max(0, int(offset))
+        shas = _dated(root, pathspecs, _actor_args(actor), since, until, rev,
+                      start + max(0, int(limit)))
+        picked = shas[start:]
         if not picked:
             return []
         args += ["--no-walk=unsorted", *picked]
@@ -214,21 +217,17 @@ def _bound(root: Path, value: str | dt.date | dt.datetime, end: bool) -> int:
 
 
 def _dated(root: Path, pathspecs: list[str] | None, actor_args: list[str],
-           since: str | dt.date | None, until: str | dt.date | None, rev: str) -> list[str]:
-    """Shas (newest first) whose author date is within since..until, over all history."""
+           since: str | dt.date | None, until: str | dt.date | None, rev: str,
+           stop: int) -> list[str]:
+    """The first `stop` shas (newest first) whose author date is within since..until, over
+    all history (the dates are kept between pages: `store/dated.py`)."""
     lo = _bound(root, since, False) if since else None
     hi = _bound(root, until, True) if until else None
-    raw = run_git(root, "log", "-z", "--format=%H %at", "--no-color", *actor_args, rev,
-                  "--", *(pathspecs or []), check=False).decode()
-    out = []
-    for rec in raw.split("\0"):
-        sha, _, at = rec.strip().partition(" ")
-        if not at:
-            continue
-        when = int(at)
-        if (lo is None or when >= lo) and (hi is None or when <= hi):
-            out.append(sha)
-    return out
+    head = run_git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}",
+                   check=False).decode().strip()
+    if not head:
+        return []
+    return dated.between(root, head, actor_args, pathspecs or [], lo, hi, stop)
 
 
 def show(root: Path, sha: str, repo: pygit2.Repository | None = None) -> CommitDetail | None:

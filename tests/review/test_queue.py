@@ -178,3 +178,20 @@ def test_dismiss_and_reopen_change_no_file_and_are_recorded(store, ledger, seede
     assert keys(queue(store, ledger, status="dismissed")) == [seeded["res1"]]
     with pytest.raises(review.ReviewError):
         review.dismiss(store, ledger, [], LEAD.name)
+
+
+def test_the_overviews_counts_are_the_queues_through_decisions(store, ledger, seeded) -> None:
+    """`undecided_counts` (the overview's column) says what the queue counts, before and
+    after dismissals and a reopen, with the logs found by lstat or in the tree model."""
+    def both() -> tuple[dict, dict]:
+        return (review.undecided_counts(store, ledger, D0, D2),
+                dict(queue(store, ledger).counts))
+
+    counts, expected = both()
+    assert counts == expected == {"ops-bot": 3, "research-agent": 1, "support-bot": 1}
+    review.dismiss(store, ledger, [seeded["ops1"], seeded["res1"]], LEAD.name)
+    assert both()[0] == both()[1] == {"ops-bot": 2, "support-bot": 1}
+    review.reopen(store, ledger, [seeded["ops1"]])
+    store.tree()  # the overview listed the tree: candidates are looked up there now
+    log(store, "support-bot", D1.isoformat(), "09:00", "A new entry.")
+    assert both()[0] == both()[1] == {"ops-bot": 3, "support-bot": 2}

@@ -309,3 +309,21 @@ def test_the_activity_page_explains_how_to_subscribe(client_as, seeded):
     viewer = client_as("viewer").get("/activity/").content.decode()
     assert "http://testserver/activity.atom?token=YOUR-TOKEN" in viewer
     assert "Ask an admin for a token" in viewer
+
+
+def test_dated_filters_stay_right_as_the_kept_dates_follow_the_branch(client_as, skewed,
+                                                                      workspace):
+    """The dates read for one page are kept and extended with new commits; a branch moved
+    back by hand (a reset) reads them again, so a commit no longer in history never shows."""
+    import subprocess
+
+    c = client_as("viewer")
+    assert ids_in(c.get("/activity/?since=2026-01-08").content.decode()) == [
+        skewed["2026-01-09"], skewed["2026-01-10"]]
+    newer = _commit_dated(workspace.root, "agents/ops-bot/notes/n9.md", "# 9\n", "2026-01-08")
+    assert ids_in(c.get("/activity/?since=2026-01-08").content.decode()) == [
+        newer, skewed["2026-01-09"], skewed["2026-01-10"]]
+    subprocess.run(["git", "reset", "-q", "--hard", skewed["2026-01-03"]], cwd=workspace.root,
+                   check=True)
+    assert ids_in(c.get("/activity/?since=2026-01-08").content.decode()) == [
+        skewed["2026-01-10"]]

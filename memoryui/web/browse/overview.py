@@ -123,8 +123,9 @@ _review_lock = threading.Lock()
 def review_counts(store: Store) -> dict[str, int]:
     """Undecided daily-log entries per scope over the review queue's default window.
 
-    The queue's own count (`build_queue(details=False)`), kept briefly: the overview is
-    opened often and the queue reads the week's logs (parsed ones are cached by mtime).
+    The default queue's counts (`review.undecided_counts`), kept while HEAD does not move:
+    the overview is opened often and the queue reads the week's logs (parsed ones are
+    cached by mtime).
     """
     if not store.layout.supports(Kind.DAILY):
         return {}
@@ -133,7 +134,7 @@ def review_counts(store: Store) -> dict[str, int]:
     if cached and cached[1] == head and now - cached[0] < REVIEW_TTL:
         return cached[2]
     filters = review.Filters.default(timezone.localdate())
-    counts = dict(review.build_queue(store, LEDGER, filters, details=False).counts)
+    counts = review.undecided_counts(store, LEDGER, filters.since, filters.until)
     with _review_lock:
         _review_cache[key] = (now, head, counts)
     return counts

@@ -78,10 +78,11 @@ _NODE_LISTS = ("daily", "notes", "directives", "other")
 def _patch(store: Store, old: Hierarchy, tree: dict, paths: set[str]) -> Hierarchy:
     """A copy of `old` with `paths` taken out and put back as the tree has them now.
 
-    Copy-on-write: pages rendering the old hierarchy in other threads never see it change.
+    Copy-on-write: pages rendering the old hierarchy in other threads never see it change
+    (its lists and nodes are copied where they change; `by_path`, 200k entries, is only
+    read here and is changed in place).
     """
     h = copy.copy(old)
-    h.by_path = dict(old.by_path)
     h.scopes = dict(old.scopes)
     for name in _TOP_LISTS:
         setattr(h, name, list(getattr(old, name)))
@@ -101,6 +102,7 @@ def _patch(store: Store, old: Hierarchy, tree: dict, paths: set[str]) -> Hierarc
     for path in paths:
         item = h.by_path.pop(path, None)
         if item is not None:
+            h.file_count -= 1
             h.size -= item.size
             scope = item.scope if item.kind else store.layout.scope_of(path)
             if scope:

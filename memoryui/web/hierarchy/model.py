@@ -252,7 +252,10 @@ class Hierarchy:
     skills: list[Item] = field(default_factory=list)
     directives: list[Item] = field(default_factory=list)  # workspace-wide directives
     other: list[Item] = field(default_factory=list)  # files outside the layout and any scope
+    # path -> item; shared by the patched copies of a hierarchy (only `build` reads it,
+    # under its lock), so each copy keeps its own count
     by_path: dict[str, Item] = field(default_factory=dict)
+    file_count: int = 0
     last_raw: dict | None = None
     size: int = 0
     built_at: float = 0.0  # Unix time of the build
@@ -276,7 +279,7 @@ class Hierarchy:
 
     @property
     def files(self) -> int:
-        return len(self.by_path)
+        return self.file_count
 
     @property
     def scope_term(self) -> str:
@@ -296,6 +299,8 @@ class Hierarchy:
 
     def place(self, store: Store, scopes: dict[str, ScopeNode], item: Item) -> None:
         """File one item under its scope and kind (the one grouping rule of the UI)."""
+        if self.by_path.get(item.path) is None:
+            self.file_count += 1
         self.by_path[item.path] = item
         self.size += item.size
         last = item.last_raw

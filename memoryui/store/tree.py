@@ -118,6 +118,7 @@ class TreeModel:
         self._check_lock = threading.Lock()
         self.history_pending = False  # the last-change map is being computed
         self._history_thread: threading.Thread | None = None
+        self._listing_thread: threading.Thread | None = None
         # one process of a server reads the whole history; the others load what it saved
         self._history_lock = ProcessLock(git.state_dir / "lastchange.lock")
         self._want_watch = watch
@@ -356,6 +357,25 @@ class TreeModel:
     def listed(self) -> bool:
         """The tree is held (listed once since the start or the last reset)."""
         return self._tree is not None
+
+    def list_in_background(self) -> None:
+        """List the tree in a thread (once at a time): pages about one file or scope must
+        not wait for it, but they re-list their folders on every request until it is held."""
+        with self._check_lock:
+            if self._listing_thread is not None or self._tree is not None:
+                return
+
+            def work() -> None:
+                try:
+                    self.tree()
+                except Exception:  # noqa: BLE001 - the next page asks again
+                    log.exception("listing the tree in the background failed")
+                finally:
+                    self._listing_thread = None
+
+            self._listing_thread = threading.Thread(target=work, name="memoryui-listing",
+                                                    daemon=True)
+            self._listing_thread.start()
 
     @property
     def watching(self) -> bool:

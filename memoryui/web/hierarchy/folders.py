@@ -62,6 +62,7 @@ def scope_node(store: Store, scope: str) -> ScopeNode | None:
     """
     model = store.tree_model
     if not model.listed:
+        model.list_in_background()
         return _list_scope(store, scope)
     store.tree()  # take in what changed since the last request, numbered by the model
     version, key = model.version, (str(store.root), store.layout.key, scope)
@@ -105,7 +106,8 @@ def shared(store: Store) -> Hierarchy:
     """World topics, global memory, skills and directives outside any scope, plus the scope
     names: what every page's sidebar shows (listed again only after a change there)."""
     model = store.tree_model
-    if not model.listed:  # a first page after a start: never list the whole tree for this
+    if not model.listed:  # a first page after a start: never wait for the whole tree
+        model.list_in_background()
         return _list_shared(store)
     store.tree()  # take in what changed since the last request, numbered by the model
     version, key = model.version, (str(store.root), store.layout.key)

@@ -293,9 +293,9 @@ class Hierarchy:
         return list(self.scopes.values())
 
     @property
-    def kinds(self) -> set[str]:
-        """Kind values this layout has (templates test `"world" in h.kinds`)."""
-        return {k.value for k in self.layout.kinds()}
+    def kinds(self) -> frozenset[str]:
+        """Kind values this layout has (templates test `"world" in h.kinds`, per row)."""
+        return _kind_values(self.layout)
 
     def place(self, store: Store, scopes: dict[str, ScopeNode], item: Item) -> None:
         """File one item under its scope and kind (the one grouping rule of the UI)."""
@@ -326,12 +326,23 @@ class Hierarchy:
             self.other.append(item)
 
 
+@functools.lru_cache(maxsize=16)
+def _kind_values(layout: Layout) -> frozenset[str]:
+    return frozenset(k.value for k in layout.kinds())
+
+
 def newer(a: object, b: object) -> bool:
     """Is change `a` newer than `b`? Commits in the same second are told apart by sha, so
     the answer never depends on the order files are looked at."""
     if not a:
         return False
-    return not b or (a["time"], a["sha"]) > (b["time"], b["sha"])
+    return not b or _stamp(a) > _stamp(b)
+
+
+def _stamp(c: object) -> tuple:
+    """(time, sha) of a LastChange (attributes: 400k calls a build of 200k files) or a dict."""
+    t = getattr(c, "time", None)
+    return (t, c.sha) if t is not None else (c["time"], c["sha"])  # type: ignore[attr-defined,index]
 
 
 def new_item(store: Store, path: str, addr: object, size: int, mtime: float,

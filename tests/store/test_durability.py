@@ -314,9 +314,8 @@ def test_the_write_lock_is_shared_across_processes_and_exclusive_waits(tmp_path:
         child.stdin.flush()
         assert child.wait(60) == 0
         assert lock.acquire()
-        with lock.shared():  # taken shared by the exclusive holder: allowed
-            with lock:  # and re-entered
-                pass
+        with lock.shared(), lock:  # shared by the exclusive holder, then re-entered
+            pass
         lock.release()
     finally:
         child.kill()

@@ -114,6 +114,7 @@ class GitRepo:
         self.commits_since_graph = 0
         self.loose_object_limit = LOOSE_OBJECT_LIMIT
         self._holding_since: float | None = None
+        self.maintenance: subprocess.Popen | None = None  # the last background housekeeping
 
     # -- plumbing -----------------------------------------------------------
     @property
@@ -439,8 +440,10 @@ class GitRepo:
                   f'[ "$n" -gt {self.loose_object_limit} ] && git -c gc.writeCommitGraph=false gc --quiet; {graph}')
         env = {**os.environ, **GIT_ENV}
         if background:
-            subprocess.Popen(["sh", "-c", script], cwd=self.root, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+            # kept so tests (and commands) can wait for it; a server never does
+            self.maintenance = subprocess.Popen(
+                ["sh", "-c", script], cwd=self.root, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, env=env, start_new_session=True)
         else:
             subprocess.run(["sh", "-c", script], cwd=self.root, capture_output=True, env=env)
 

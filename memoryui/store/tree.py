@@ -22,7 +22,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,6 +119,9 @@ class TreeModel:
         self.history_pending = False  # the last-change map is being computed
         self._history_thread: threading.Thread | None = None
         self._listing_thread: threading.Thread | None = None
+        # numbered events (a path touched, a background pass ended): `wait_for` sleeps on them
+        self._events = threading.Condition(threading.Lock())
+        self._event_count = 0
         # one process of a server reads the whole history; the others load what it saved
         self._history_lock = ProcessLock(git.state_dir / "lastchange.lock")
         self._want_watch = watch
@@ -129,6 +132,30 @@ class TreeModel:
         """Mark paths that changed, so the cached tree re-stats just those."""
         with self._dirty_lock:
             self._dirty.update(paths)
+        self._notify()
+
+    def _notify(self) -> None:
+        with self._events:
+            self._event_count += 1
+            self._events.notify_all()
+
+    def wait_for(self, condition: Callable[[], bool], timeout: float) -> bool:
+        """Wait until `condition()` holds, re-asked after each change or background pass
+        (a watcher's report, a `git status` check, a listing, a history read): no polling.
+
+        The condition is asked outside the model's locks, so it may read the tree."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self._events:
+                seen = self._event_count
+            if condition():
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            with self._events:
+                if self._event_count == seen:  # nothing happened since it was asked
+                    self._events.wait(left)
 
     def invalidate(self) -> None:
         """Forget the cached tree: the next `tree()` lists the workspace again."""
@@ -232,6 +259,7 @@ class TreeModel:
                 with self._lock:
                     self.history_pending = False
                     self._history_thread = None
+                self._notify()
 
         self._history_thread = threading.Thread(target=work, name="memoryui-lastchange",
                                                 daemon=True)
@@ -372,6 +400,7 @@ class TreeModel:
                     log.exception("listing the tree in the background failed")
                 finally:
                     self._listing_thread = None
+                    self._notify()
 
             self._listing_thread = threading.Thread(target=work, name="memoryui-listing",
                                                     daemon=True)
@@ -408,10 +437,12 @@ class TreeModel:
                 except Exception:  # noqa: BLE001 - the next check tries again
                     log.exception("git status check failed")
                 with self._check_lock:
-                    if not self._check_again:
-                        self.checking = False
-                        return
+                    done = not self._check_again
+                    self.checking = not done
                     self._check_again = False
+                if done:
+                    self._notify()
+                    return
 
         threading.Thread(target=work, name="memoryui-status", daemon=True).start()
 

@@ -8,7 +8,6 @@ import os
 import shutil
 import subprocess
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -36,13 +35,11 @@ def shown(store: Store) -> dict[str, int]:
     return {p: i.size for p, i in store.tree().items()}
 
 
-def until(cond: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
-    """Wait for a condition (a watcher or a background thread), never a fixed sleep."""
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
+def until(store: Store, cond: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+    """Wait for a condition, asked again at each change the tree model takes in or each
+    background pass it ends (a watcher's report, a status check): never a fixed sleep."""
+    if not store.tree_model.wait_for(cond, timeout):
+        raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture
@@ -104,24 +101,25 @@ def test_outside_edits_are_seen_by_the_watcher(tmp_path: Path) -> None:
     try:
         store.write(MEM, "# Memory\n", actor=BOT, tool="reflect")
         assert MEM in store.tree()
-        until(lambda: store.tree_model.watcher is not None and store.tree_model.watcher.alive,
+        until(store, lambda: store.tree_model.watcher is not None
+              and store.tree_model.watcher.alive,
               "the watcher")
         root = store.root
         (root / "agents/ops-bot/memory/notes").mkdir(parents=True)
         (root / "agents/ops-bot/memory/notes/a.md").write_text("native\n")
-        until(lambda: "agents/ops-bot/memory/notes/a.md" in store.tree(), "a new file")
+        until(store, lambda: "agents/ops-bot/memory/notes/a.md" in store.tree(), "a new file")
         (root / MEM).write_text("# Memory\n\nedited in vim\n")
-        until(lambda: store.tree()[MEM].size == len("# Memory\n\nedited in vim\n"),
+        until(store, lambda: store.tree()[MEM].size == len("# Memory\n\nedited in vim\n"),
               "an edit")
         # A folder moved in at once (one event for the folder) and one removed whole.
         staging = tmp_path / "staging"
         (staging / "memory/daily").mkdir(parents=True)
         (staging / "memory/daily/2026-11-01.md").write_text("- moved in\n")
         os.rename(staging, root / "agents/new-bot")
-        until(lambda: "agents/new-bot/memory/daily/2026-11-01.md" in store.tree(),
+        until(store, lambda: "agents/new-bot/memory/daily/2026-11-01.md" in store.tree(),
               "a moved-in folder")
         shutil.rmtree(root / "agents/ops-bot/memory/notes")
-        until(lambda: "agents/ops-bot/memory/notes/a.md" not in store.tree(),
+        until(store, lambda: "agents/ops-bot/memory/notes/a.md" not in store.tree(),
               "a removed folder")
         assert shown(store) == on_disk(root)
     finally:
@@ -149,13 +147,15 @@ def test_a_large_tree_does_not_wait_for_its_watches_and_misses_nothing_meanwhile
         store.write(MEM, "# Memory\n", actor=BOT, tool="reflect")
         assert MEM in store.tree()  # answered while the watcher is not ready
         assert not store.tree_model.watcher._ready.is_set()
-        until(lambda: not store.tree_model.checking, "the first status check")
+        until(store, lambda: not store.tree_model.checking, "the first status check")
         (store.root / "memory/world/early.md").parent.mkdir(parents=True, exist_ok=True)
         (store.root / "memory/world/early.md").write_text("# Early\n")  # unseen so far
         release.set()
-        until(lambda: "memory/world/early.md" in store.tree(), "the edit made meanwhile")
+        until(store, lambda: "memory/world/early.md" in store.tree(),
+              "the edit made meanwhile")
         (store.root / "memory/world/later.md").write_text("# Later\n")
-        until(lambda: "memory/world/later.md" in store.tree(), "an edit seen by the watcher")
+        until(store, lambda: "memory/world/later.md" in store.tree(),
+              "an edit seen by the watcher")
         assert shown(store) == on_disk(store.root)
     finally:
         release.set()
@@ -165,7 +165,7 @@ def test_a_large_tree_does_not_wait_for_its_watches_and_misses_nothing_meanwhile
 def test_without_a_watcher_git_status_finds_outside_edits(seeded: Store,
                                                          monkeypatch) -> None:
     seeded.tree()
-    until(lambda: not seeded.tree_model.checking, "the first status check")
+    until(seeded, lambda: not seeded.tree_model.checking, "the first status check")
     (seeded.root / "memory/world/native.md").write_text("# Native\n")
     seeded.tree_model.check_now()
     assert "memory/world/native.md" in seeded.tree()
@@ -173,7 +173,7 @@ def test_without_a_watcher_git_status_finds_outside_edits(seeded: Store,
     (seeded.root / "memory/world/later.md").write_text("# Later\n")
     monkeypatch.setattr(tree, "TREE_TTL", 0.0)
     seeded.tree()
-    until(lambda: "memory/world/later.md" in seeded.tree(), "the periodic status check")
+    until(seeded, lambda: "memory/world/later.md" in seeded.tree(), "the periodic status check")
     assert shown(seeded) == on_disk(seeded.root)
 
 
@@ -204,7 +204,7 @@ def test_a_restart_catches_up_from_the_saved_map(seeded: Store) -> None:
     t = again.tree()
     assert t["memory/world/while-down.md"].last["subject"] == "while memoryui was stopped"
     assert t[MEM].last["actor"] == "agent:ops-bot"  # from the saved map
-    until(lambda: not again.tree_model.checking, "the status check after the start")
+    until(again, lambda: not again.tree_model.checking, "the status check after the start")
     assert "memory/world/uncommitted.md" in again.tree()
     assert shown(again) == on_disk(root)
 
@@ -264,8 +264,10 @@ def test_a_repository_memoryui_did_not_create_gets_a_commit_graph(tmp_path: Path
     store = Store(root)
     assert git(root, "config", "core.untrackedCache").strip() == "true"
     graph = root / ".git/objects/info"
-    until(lambda: (graph / "commit-graph").exists()
-          or (graph / "commit-graphs/commit-graph-chain").exists(), "a commit-graph")
+    assert store.git.maintenance is not None  # started in the background on first open
+    assert store.git.maintenance.wait(120) == 0
+    assert (graph / "commit-graph").exists() or \
+        (graph / "commit-graphs/commit-graph-chain").exists()
     assert len(store.tree()) == 3
 
 

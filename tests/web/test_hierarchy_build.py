@@ -89,16 +89,12 @@ def test_the_sidebar_lists_shared_folders_again_only_after_a_change_there(store:
     """Every page's sidebar: an agent's daily write reuses the listing, a change to a
     world topic, a new scope or a deletion shows at once; a first page after a start never
     waits for the whole tree to be listed (that happens in the background)."""
-    import time
-
     from memoryui.web.hierarchy.folders import shared
 
     store.write("agents/ops-bot/memory/MEMORY.md", "# M\n", actor=BOT, tool="reflect")
     assert shared(store).scope_names == ["ops-bot"]  # before any listing: read from the folders
-    deadline = time.monotonic() + 60
-    while not store.tree_model.listed:  # listed in the background for the next pages
-        assert time.monotonic() < deadline, "the background listing never ended"
-        time.sleep(0.02)
+    # listed in the background for the next pages
+    assert store.tree_model.wait_for(lambda: store.tree_model.listed, 60)
     first = shared(store)
     store.append("agents/ops-bot/memory/daily/2026-01-05.md", "## 09:00\nnote\n", actor=BOT,
                  tool="remember")

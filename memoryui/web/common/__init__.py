@@ -1,7 +1,8 @@
 """The one web toolkit: every UI area (browse, history, review, search, sync, tokens) uses
 these instead of its own copy. See /tmp/notes/web-common-api.md for the list.
 
-- errors:    BadInput, error_page, web_errors (one error template: web/error.html)
+- errors:    BadInput, error_page, web_errors (one error template: web/error.html),
+             first_error and cleaned (a form's first problem as a 400)
 - responses: render_page, fragment_or_page, is_fragment, vary, vary_on_htmx
 - editing:   actor_of, normalize_text, commit_of, preview_context, conflict_context
 - timefmt:   ago, isotime, fulltime (the `ago` template filter prints the same)
@@ -19,14 +20,14 @@ from .editing import (
     normalize_text,
     preview_context,
 )
-from .errors import ERROR_TEMPLATE, BadInput, error_page, web_errors
+from .errors import ERROR_TEMPLATE, BadInput, cleaned, error_page, first_error, web_errors
 from .fields import StoreRuleField
 from .responses import fragment_or_page, is_fragment, render_page, vary, vary_on_htmx
 from .timefmt import ago, fulltime, isotime
 
 __all__ = [
     "ERROR_TEMPLATE", "BadInput", "ConflictView", "FileView", "StoreRuleField", "actor_of", "ago", "anchor_for",
-    "commit_of", "conflict_context", "error_page", "file_views", "fragment_or_page",
-    "fulltime", "is_fragment", "isotime", "normalize_text", "preview_context", "render_page",
+    "cleaned", "commit_of", "conflict_context", "error_page", "file_views", "fragment_or_page",
+    "first_error", "fulltime", "is_fragment", "isotime", "normalize_text", "preview_context", "render_page",
     "vary", "vary_on_htmx", "web_errors",
 ]

@@ -31,6 +31,20 @@ class BadInput(Exception):
     status = 400
 
 
+def first_error(form: object, fallback: str = "") -> str:
+    """One message for a refusal: the form's first problem, as the person should read it."""
+    for errs in form.errors.values():  # type: ignore[attr-defined]
+        return str(errs[0])
+    return fallback
+
+
+def cleaned(form: object) -> dict:
+    """The form's cleaned data, or BadInput (400) with its first problem."""
+    if not form.is_valid():  # type: ignore[attr-defined]
+        raise BadInput(first_error(form))
+    return form.cleaned_data  # type: ignore[attr-defined]
+
+
 def error_page(request: HttpRequest, message: str, status: int = 400, *,
                title: str | None = None, back: str | None = None) -> HttpResponse:
     """The error page, or for an htmx request the message as a flash swapped out of band.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from django.utils.html import format_html
@@ -24,7 +25,7 @@ from .model import Hierarchy, ScopeNode, new_item
 
 _addresses: dict[tuple[str, str], object] = {}
 # Listings kept across requests, each with the tree model's version it was made at.
-_shared: dict[tuple[str, str], tuple[int, Hierarchy]] = {}
+_shared: OrderedDict[tuple[str, str], tuple[int, Hierarchy]] = OrderedDict()
 SCOPE_CACHE = 64
 _scopes: OrderedDict[tuple[str, str, str], tuple[int, ScopeNode | None]] = OrderedDict()
 _shared_lock = threading.Lock()
@@ -54,37 +55,46 @@ def _listing(store: Store, folder: str, *, depth: int | None = None) -> list[wal
     return list(walk.walk(store.root, folder, depth=depth))
 
 
+def _kept(store: Store, cache: OrderedDict, key: tuple, list_: Callable[[], Any],
+          reaches: Callable[[Any, str], bool], keep: int) -> Any:
+    """A listing kept across requests with the tree model's version it was made at, listed
+    again only when a path the model took in since then `reaches` it. Before the tree is
+    first held (a first page after a start) it is listed now and the tree in the background:
+    no page waits for the whole tree."""
+    model = store.tree_model
+    if not model.listed:
+        model.list_in_background()
+        return list_()
+    store.tree()  # take in what changed since the last request, numbered by the model
+    version = model.version
+    with _shared_lock:
+        cached = cache.get(key)
+    if cached is not None:
+        seen, value = cached
+        changed = set() if seen == version else model.changed_since(seen)
+        if changed is None or any(reaches(value, p) for p in changed):
+            cached = None
+    if cached is None:
+        value = list_()
+    with _shared_lock:
+        cache[key] = (version, value)
+        cache.move_to_end(key)
+        while len(cache) > keep:
+            cache.popitem(last=False)
+    return value
+
+
 def scope_node(store: Store, scope: str) -> ScopeNode | None:
     """One scope's files, sizes and last changes, listing only its own folder.
 
     None when the scope has no folder. Listed again only after the tree model took in a
     change below the scope's folder (the last SCOPE_CACHE scopes asked for are kept).
     """
-    model = store.tree_model
-    if not model.listed:
-        model.list_in_background()
-        return _list_scope(store, scope)
-    store.tree()  # take in what changed since the last request, numbered by the model
-    version, key = model.version, (str(store.root), store.layout.key, scope)
     prefix = store.layout.scope_prefix(scope)
-    with _shared_lock:
-        cached = _scopes.get(key)
-    if cached is not None:
-        seen, node = cached
-        changed = set() if seen == version else model.changed_since(seen)
-        if changed is not None and not any(
-                p.startswith(prefix) or prefix.startswith(p.rstrip("/") + "/") for p in changed):
-            with _shared_lock:
-                _scopes[key] = (version, node)
-                _scopes.move_to_end(key)
-            return node
-    node = _list_scope(store, scope)
-    with _shared_lock:
-        _scopes[key] = (version, node)
-        _scopes.move_to_end(key)
-        while len(_scopes) > SCOPE_CACHE:
-            _scopes.popitem(last=False)
-    return node
+    return _kept(store, _scopes, (str(store.root), store.layout.key, scope),
+                 lambda: _list_scope(store, scope),
+                 lambda _node, p: p.startswith(prefix) or prefix.startswith(p.rstrip("/") + "/"),
+                 SCOPE_CACHE)
 
 
 def _list_scope(store: Store, scope: str) -> ScopeNode | None:
@@ -100,30 +110,11 @@ def _list_scope(store: Store, scope: str) -> ScopeNode | None:
     return node
 
 
-
-
 def shared(store: Store) -> Hierarchy:
     """World topics, global memory, skills and directives outside any scope, plus the scope
     names: what every page's sidebar shows (listed again only after a change there)."""
-    model = store.tree_model
-    if not model.listed:  # a first page after a start: never wait for the whole tree
-        model.list_in_background()
-        return _list_shared(store)
-    store.tree()  # take in what changed since the last request, numbered by the model
-    version, key = model.version, (str(store.root), store.layout.key)
-    with _shared_lock:
-        cached = _shared.get(key)
-    if cached is not None:
-        seen, h = cached
-        changed = set() if seen == version else model.changed_since(seen)
-        if changed is not None and not any(_reaches_shared(store, h, p) for p in changed):
-            with _shared_lock:
-                _shared[key] = (version, h)
-            return h
-    h = _list_shared(store)
-    with _shared_lock:
-        _shared[key] = (version, h)
-    return h
+    return _kept(store, _shared, (str(store.root), store.layout.key),
+                 lambda: _list_shared(store), lambda h, p: _reaches_shared(store, h, p), 8)
 
 
 def _reaches_shared(store: Store, h: Hierarchy, path: str) -> bool:

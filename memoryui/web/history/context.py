@@ -18,11 +18,11 @@ from django.views.decorators.http import require_GET
 
 from memoryui.roles import VIEWER, require_role
 from memoryui.store import NotFound
-from memoryui.web.common import BadInput, error_page, fragment_or_page, web_errors
+from memoryui.web.common import BadInput, cleaned, error_page, fragment_or_page, web_errors
 from memoryui.web.diffsource import CHUNK, COOKIE, context_rows, make_gap, text_lines
 from memoryui.workspace import get_store
 
-from .forms import SHA_RE, first_error
+from .forms import SHA_RE
 from .rows import checked_path, commit_id
 
 MAX_LINE = 10_000_000
@@ -82,10 +82,7 @@ def _page(request: HttpRequest) -> tuple[QueryDict | None, str]:
 @web_errors
 def context(request: HttpRequest, path: str) -> HttpResponse:
     path = checked_path(path)
-    query = ContextQuery(request.GET)
-    if not query.is_valid():
-        raise BadInput(first_error(query))
-    d = query.cleaned_data
+    d = cleaned(ContextQuery(request.GET))
     store = get_store()
     rev = commit_id(store, d["rev"])
     text = store.file_at(path, rev)

@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 from django import forms
 
 from memoryui.store import ABSENT, InvalidName, names
-from memoryui.web.common import StoreRuleField
+from memoryui.web.common import StoreRuleField, first_error  # noqa: F401 - the history views' import
 
 MAX_OFFSET = 10_000_000
 SHA_RE = re.compile(r"^[0-9a-fA-F]{7,40}$")  # a commit id a person may type or a link carries
@@ -22,13 +22,6 @@ GIT_NAME_RE = re.compile(r"^[\w .@-]{1,100}$")
 MESSAGE_MAX = 500
 WHO_CHOICES = [("", "everyone"), ("agents", "only agents"), ("people", "only people")]
 WHO_ACTOR = {"agents": "agent:", "people": "user:"}  # `who` as a log actor prefix
-
-
-def first_error(form: forms.Form) -> str:
-    """One message for a refusal page: the first problem, as the person should read it."""
-    for errs in form.errors.values():
-        return str(errs[0])
-    return ""
 
 
 class PageQuery(forms.Form):

@@ -13,7 +13,7 @@ from memoryui.roles import ADMIN, CURATOR, require_role
 from memoryui.secrets import redact
 from memoryui.store import Conflict, NotFound, Store, StoreError
 from memoryui.web import hierarchy
-from memoryui.web.common import BadInput, actor_of, commit_of, web_errors
+from memoryui.web.common import BadInput, actor_of, cleaned, commit_of, web_errors
 from memoryui.web.links import file_url
 from memoryui.workspace import get_store
 
@@ -38,20 +38,13 @@ def flash_findings(request: HttpRequest, store: Store, path: str) -> None:
                                   f"from the text and rotate it: git history keeps it.")
 
 
-def _form(request: HttpRequest, cls: type[RemoveForm]) -> dict:
-    form = cls(request.POST)
-    if not form.is_valid():
-        raise BadInput(next(iter(form.errors.values()))[0])
-    return form.cleaned_data
-
-
 @require_role(CURATOR)
 @require_POST
 @web_errors
 def remove(request: HttpRequest, path: str) -> HttpResponse:
     store = get_store()
     store.abspath(path)  # an invalid path is a 400 before anything else
-    d = _form(request, RemoveForm)
+    d = cleaned(RemoveForm(request.POST))
     lines = [f.line for f in store.secrets.findings(path)]
     if not lines:
         messages.info(request, f"{path} has no secret to remove.")
@@ -74,7 +67,7 @@ def remove(request: HttpRequest, path: str) -> HttpResponse:
 def allow(request: HttpRequest, path: str) -> HttpResponse:
     store = get_store()
     store.abspath(path)  # an invalid path is a 400 before anything else
-    d = _form(request, AllowForm)
+    d = cleaned(AllowForm(request.POST))
     text, version = store.read_versioned(path)
     if text is None:
         raise NotFound(f"{path} does not exist")
@@ -99,10 +92,7 @@ def allowed(request: HttpRequest) -> HttpResponse:
     """The admin's allow list: what was allowed, by whom, where; POST takes one back."""
     store = get_store()
     if request.method == "POST":
-        form = DigestForm(request.POST)
-        if not form.is_valid():
-            raise BadInput(next(iter(form.errors.values()))[0])
-        digest = form.cleaned_data["digest"]
+        digest = cleaned(DigestForm(request.POST))["digest"]
         entry = store.secrets.allow.entries().get(digest)
         if entry is None:
             raise BadInput("that value is not on the allow list; reload the page")

@@ -10,6 +10,7 @@ from django import forms
 
 from memoryui.store import InvalidName
 from memoryui.store import names as store_names
+from memoryui.web.common import first_error as common_first_error
 from memoryui.web.common import normalize_text
 
 MESSAGE_MAX = 500
@@ -74,6 +75,4 @@ class ResolveForm(forms.Form):
 
 def first_error(form: forms.Form) -> str:
     """One sentence for a flash or an error page."""
-    for errs in form.errors.values():
-        return str(errs[0])
-    return "The form was not valid."
+    return common_first_error(form, "The form was not valid.")

@@ -213,18 +213,28 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
         for t in threading.enumerate():  # let a background rebuild finish before going on
             if t.name == "memoryui-hierarchy":
                 t.join()
-    # A restart: a new process finds the saved last-change map and git's index.
+    # A restart: a new process finds the saved last-change map, the saved overview and
+    # git's index; it answers from the saved overview and builds the current one meanwhile.
+    from memoryui.web.hierarchy import build as build_mod
+    from memoryui.web.hierarchy import snapshot
+
     store.tree_model._save(force=True)
-    restarts, notices = [], set()
+    snapshot.wait_for_save(store)
+    restarts, current, notices = [], [], set()
     for _ in range(3):
         _restart()
         t = time.perf_counter()
         reply = client.get("/")
         restarts.append((time.perf_counter() - t) * 1000)
-        notices.add(_notice(reply.content) or "nothing")
+        notice = _notice(reply.content)
+        notices.add("the saved overview" if "saved it at" in notice else notice or "nothing")
+        build_mod.wait_for_build(get_store())
+        current.append((time.perf_counter() - t) * 1000)
         _settle(get_store())
     report("overview, first request after a restart", restarts,
            note=f"goal under 2 s on huge; page said: {', '.join(sorted(notices))}")
+    report("overview, current again after a restart (background build)", current,
+           note="from the first request until the exact overview replaces the saved one")
     store = get_store()
     full = []
     for _ in range(3):
@@ -266,7 +276,8 @@ def _restart() -> None:
     from memoryui.workspace import reset_store
 
     reset_store()
-    importlib.import_module("memoryui.web.hierarchy.build")._built.clear()
+    build_mod = importlib.import_module("memoryui.web.hierarchy.build")
+    build_mod._built.clear()
 
 
 if __name__ == "__main__":

@@ -382,6 +382,11 @@ class TreeModel:
             return self._tree
 
     @property
+    def large(self) -> bool:
+        """Listed from git's index and checked in the background (not listed at once)."""
+        return listing.index_size(self.git.git_dir) >= SYNC_HISTORY_BELOW
+
+    @property
     def listed(self) -> bool:
         """The tree is held (listed once since the start or the last reset)."""
         return self._tree is not None

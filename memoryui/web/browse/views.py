@@ -61,11 +61,15 @@ def overview(request: HttpRequest) -> HttpResponse:
     """The workspace at a glance; its scope and world tables filter, sort and page (htmx
     swaps the table HX-Target names as the lead types, and the other one out of band)."""
     store = get_store()
-    h = hierarchy.build(store)
+    daily = store.layout.supports(Kind.DAILY)
+    h = hierarchy.build(store, then=lambda: review_counts(store) if daily else None)
     form = OverviewQuery(request.GET)
     v, query = form.values(), form.query()
     target = request.headers.get("HX-Target", "") if is_fragment(request) else ""
-    counts = review_counts(store) if "daily" in h.kinds else {}
+    if h.saved_at is not None:  # saved before this start: its counts were saved with it
+        counts = h.review_counts or {}
+    else:
+        counts = review_counts(store) if daily else {}
     ctx: dict = {"h": h, "query": query, "target": target,
                  "scopes": scope_listing(h.scope_list(), counts, q=v["q"], sort=v["sort"],
                                          page=v["page"], query=query),
@@ -73,10 +77,13 @@ def overview(request: HttpRequest) -> HttpResponse:
                                         page=v["wpage"], query=query)}
     if target in ("ov-scopes-table", "ov-world-table"):
         # the asked-for table, and the other one out of band: its links keep this query
-        return vary(render(request, T + "_overview_tables.html", ctx))
-    ctx.update({"world_over": sum(1 for w in h.world if w.budget and w.budget.state == "over"),
-                **hierarchy.sidebar(store)})
-    return vary(render(request, T + "overview.html", ctx))
+        response = render(request, T + "_overview_tables.html", ctx)
+    else:
+        ctx.update({"world_over": sum(1 for w in h.world if w.budget and w.budget.state == "over"),
+                    **hierarchy.sidebar(store, saved=h if h.saved_at is not None else None)})
+        response = render(request, T + "overview.html", ctx)
+    hierarchy.keep(store, h, counts)
+    return vary(response)
 
 
 _pending_cache: dict[str, tuple[float, str | None, int]] = {}

@@ -3,6 +3,7 @@
 - model:   the value types (Item, ScopeNode, Hierarchy, Change, BudgetView) and budget labels
 - build:   the whole hierarchy for the overview, cached, rebuilt in the background when large
 - folders: one scope, the shared folders and the sidebar, listed from their own folders
+- snapshot: the overview saved for the first request after a start
 
 Where an agent's view of a file is cut, and line counts, are store rules
 (`memoryui.store.budgets`); they are re-exported here for the pages that show them.
@@ -12,7 +13,7 @@ from memoryui.store.budgets import Cut, count_lines
 from memoryui.store.budgets import cut as agent_cut
 
 from .build import _rebuild as _rebuild  # timed by bench/bench_pages.py
-from .build import build
+from .build import build, keep
 from .folders import scope_node, shared, sidebar
 from .model import (
     BudgetView,
@@ -28,6 +29,6 @@ from .model import (
 
 __all__ = [
     "BudgetView", "Change", "Cut", "Hierarchy", "Item", "Month", "ScopeNode", "agent_cut",
-    "budget_view", "build", "count_lines", "fmt_bytes", "item_for", "scope_node", "shared",
+    "budget_view", "build", "count_lines", "fmt_bytes", "item_for", "keep", "scope_node", "shared",
     "sidebar",
 ]

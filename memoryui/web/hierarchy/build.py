@@ -6,18 +6,27 @@ changed paths) and patches a copy of the last hierarchy with those paths, so wha
 overview shows after a write is exact and costs what the write touched, not a regroup of
 every file (1.2 s at 200k files). A full build happens at a start, when the change log
 cannot answer (thousands of paths at once, a history rewrite) and when the layout changes.
+
+The first build after a start on a large workspace takes seconds (6 s at 200k files): the
+overview saved before the start (`snapshot.py`) is served meanwhile, saying so, and the
+build runs in a background thread.
 """
 
 from __future__ import annotations
 
 import copy
+import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from memoryui.store import Store
 
+from . import snapshot
 from .model import Hierarchy, Item, ScopeNode, new_item, newer
+
+log = logging.getLogger("memoryui.web")
 
 
 @dataclass
@@ -28,14 +37,77 @@ class _Built:
 
 _built: dict[str, _Built] = {}
 _built_lock = threading.Lock()
+_serving: dict[str, Hierarchy] = {}  # a saved overview, while the first build runs
+_replied: dict[str, threading.Event] = {}  # ... which waits for the first reply to go out
+_building: dict[str, threading.Thread] = {}
+_serving_lock = threading.Lock()
+REPLY_WAIT = 2.0  # seconds the background build lets the first reply have the interpreter
 
 
-def build(store: Store) -> Hierarchy:
-    """The whole hierarchy, current as of this request (see the module docstring).
+def build(store: Store, *, then: Callable[[], object] | None = None) -> Hierarchy:
+    """The whole hierarchy, current as of this request (see the module docstring); right
+    after a start on a large workspace, the saved one (`saved_at` set) while the current
+    one is built in the background, followed by `then` (work the page will want next).
+    The page calls `keep` once it has answered.
 
     For the overview, which needs every scope's counts; pages about one scope or file use
     `scope_node` and `shared`, which list only their own folders.
     """
+    saved = _saved_while_building(store, then)
+    return saved if saved is not None else _current(store)
+
+
+def keep(store: Store, h: Hierarchy, review_counts: dict[str, int]) -> None:
+    """After the overview answered with `h`: save it for the next start (now and then), or
+    if it was the saved one, let the background build begin."""
+    if h.saved_at is None:
+        snapshot.keep(store, h, review_counts)
+    elif (replied := _replied.get(str(store.root))) is not None:
+        replied.set()
+
+
+def _saved_while_building(store: Store, then: Callable[[], object] | None) -> Hierarchy | None:
+    key, model = str(store.root), store.tree_model
+    replied = threading.Event()
+
+    def work() -> None:
+        # Building holds the interpreter for seconds; the reply that started it goes first
+        # (a page that failed to say so is waited for REPLY_WAIT at most).
+        replied.wait(REPLY_WAIT)
+        try:
+            _current(store)
+            if then is not None:
+                then()
+        except Exception:  # noqa: BLE001 - the next request builds it
+            log.exception("building the overview in the background failed")
+        finally:
+            with _serving_lock:
+                _serving.pop(key, None)
+                _replied.pop(key, None)
+                _building.pop(key, None)
+
+    with _serving_lock:
+        saved = _serving.get(key)
+        if saved is not None or key in _built or model.listed or not model.large:
+            return saved
+        saved = snapshot.load(store)
+        if saved is None:  # the first start on this workspace: build now
+            return None
+        _serving[key], _replied[key] = saved, replied
+        thread = _building[key] = threading.Thread(target=work, name="memoryui-hierarchy",
+                                                   daemon=True)
+        thread.start()
+    return saved
+
+
+def wait_for_build(store: Store, timeout: float | None = None) -> None:
+    """Block until a background build (if any) ends (tests, bench)."""
+    thread = _building.get(str(store.root))
+    if thread is not None:
+        thread.join(timeout)
+
+
+def _current(store: Store) -> Hierarchy:
     key = str(store.root)
     model = store.tree_model
     with _built_lock:

@@ -128,8 +128,9 @@ def _reaches_shared(store: Store, h: Hierarchy, path: str) -> bool:
 
 
 def _list_shared(store: Store) -> Hierarchy:
+    """The sidebar's shared part. No last changes: the sidebar shows none, and right after
+    a start the tree model may be reading them for seconds."""
     h = Hierarchy(store.layout)
-    last = store.last_changes()
     scopes: dict[str, ScopeNode] = {}
     seen: set[str] = set()
     for pat in store.layout.patterns:
@@ -148,8 +149,7 @@ def _list_shared(store: Store) -> Hierarchy:
             if addr is None or addr.kind != pat.kind or addr.scope is not None:
                 continue
             seen.add(e.path)
-            h.place(store, scopes, new_item(store, e.path, addr, e.size, e.mtime,
-                                            last.get(e.path)))
+            h.place(store, scopes, new_item(store, e.path, addr, e.size, e.mtime, None))
     h.scope_names = store.scopes()
     return h
 
@@ -165,14 +165,15 @@ def _scope_items(h: Hierarchy) -> list[str]:
 
 
 def sidebar(store: Store, current_path: str | None = None, scope: str | None = None,
-            node: ScopeNode | None = None) -> dict[str, Any]:
+            node: ScopeNode | None = None, saved: Hierarchy | None = None) -> dict[str, Any]:
     """Context for `{% include "web/_sidebar.html" %}`; any page can add it.
 
     `current_path` marks the open file (and expands its scope); `scope` expands a scope
     without a file (scope pages, scope history); pass `node` when the page already has it.
-    Lists only the shared folders and the current scope's folder, never the whole tree.
+    Lists only the shared folders and the current scope's folder, never the whole tree;
+    `saved`: the overview saved before a start, which has the shared part (and says so).
     """
-    h = shared(store)
+    h = saved if saved is not None else shared(store)
     current_scope = scope
     current_kind = None
     current_month = None

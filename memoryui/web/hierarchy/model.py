@@ -108,6 +108,13 @@ def _cached_lines(store: Store, item: Item) -> int:
     return n
 
 
+def seed_lines(store: Store, item: Item, lines: int) -> None:
+    """Remember a file's line count known from elsewhere (a saved overview)."""
+    if len(_lines_cache) > 20_000:
+        _lines_cache.clear()
+    _lines_cache[(str(store.root), item.path, item.size, item.mtime)] = lines
+
+
 _UNSET = object()
 
 
@@ -221,6 +228,19 @@ class ScopeNode:
     def size_text(self) -> str:
         return fmt_bytes(self.size)
 
+    # What the overview's row shows (a saved `ScopeSummary` has the same three).
+    @property
+    def newest_daily(self) -> Item | None:
+        return self.daily[0] if self.daily else None
+
+    @property
+    def daily_count(self) -> int:
+        return len(self.daily)
+
+    @property
+    def note_count(self) -> int:
+        return len(self.notes)
+
     def add(self, item: Item) -> None:
         """File one of this scope's items under its kind."""
         self.files += 1
@@ -243,6 +263,30 @@ class ScopeNode:
             self.other.append(item)
 
 
+@dataclass(slots=True)
+class ScopeSummary:
+    """A scope's overview row without its file lists: what a saved overview keeps
+    (`snapshot.py`), read by the same template tag as a `ScopeNode`."""
+
+    name: str
+    memory: Item | None
+    scratchpad: Item | None
+    newest_daily: Item | None
+    daily_count: int
+    note_count: int
+    files: int
+    size: int
+    last_raw: dict | None
+
+    @property
+    def last(self) -> Change | None:
+        return Change.from_dict(self.last_raw)
+
+    @property
+    def size_text(self) -> str:
+        return fmt_bytes(self.size)
+
+
 @dataclass
 class Hierarchy:
     layout: Layout
@@ -262,10 +306,17 @@ class Hierarchy:
     scope_names: list[str] = field(default_factory=list)
     checking: bool = False  # `git status` is looking for changes made outside memoryui
     history_pending: bool = False  # last changes are still being read from history
+    saved_at: float | None = None  # a saved overview shown while the first build runs
+    review_counts: dict[str, int] | None = None  # ... and the review counts saved with it
 
     @property
     def notice(self) -> str:
         """What a page must say while part of what it shows is not known yet."""
+        if self.saved_at is not None:
+            when = dt.datetime.fromtimestamp(self.saved_at, tz=dt.UTC)
+            return (f"Showing the overview as memoryui saved it at {when:%Y-%m-%d %H:%M} UTC, "
+                    "while it lists the workspace after a start; this page shows the current "
+                    "state in a few seconds.")
         if self.history_pending:
             return ("Reading each file's last change from history (first start on this "
                     "repository); times appear when it is done.")

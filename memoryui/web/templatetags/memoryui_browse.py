@@ -133,12 +133,12 @@ def scope_rows(rows: list, kinds: frozenset, review_url: str) -> str:
                                      budget(s.memory.budget, s.memory.size_text))
                          if s.memory else format_html("<td>{}</td>", none))
         if "daily" in kinds:
-            d = s.daily[0] if s.daily else None
-            cells.append(format_html('<td class="num">{}</td><td>{}</td>', len(s.daily),
+            d = s.newest_daily
+            cells.append(format_html('<td class="num">{}</td><td>{}</td>', s.daily_count,
                                      format_html('<a href="{}">{}</a>', file_url(d.path), d.name)
                                      if d else none))
         if "note" in kinds:
-            cells.append(format_html('<td class="num">{}</td>', len(s.notes)))
+            cells.append(format_html('<td class="num">{}</td>', s.note_count))
         cells.append(format_html('<td class="num">{}</td><td>{}</td><td class="num">{}</td>',
                                  s.files, change(s.last), s.size_text))
         if "daily" in kinds:

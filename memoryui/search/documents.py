@@ -1,7 +1,7 @@
 """Files as index documents: read through the store's one walker, never through a link.
 
-Every file the index reads is listed by `walk` and opened by `read_nofollow`, so a symbolic
-link planted in the workspace (to a secret outside it) is never read, indexed or shown.
+Every file the index reads is listed by `walk` and opened by `read_stat_nofollow`, so a
+symbolic link planted in the workspace (to a secret outside it) is never read, indexed or shown.
 
 When did a file change? The time of its last commit, when the file on disk is exactly what
 git has at HEAD (so a fresh clone, a sync round or a backdated import shows git's dates,
@@ -16,7 +16,6 @@ import hashlib
 import logging
 import os
 import re
-import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -24,7 +23,7 @@ from typing import TYPE_CHECKING
 from memoryui.store import InvalidName, Kind
 from memoryui.store.gitrepo import run_git
 from memoryui.store.names import validate_relpath
-from memoryui.store.walk import read_nofollow
+from memoryui.store.walk import read_stat_nofollow
 
 from .snippets import MARK_END, MARK_START
 
@@ -119,17 +118,15 @@ class DocReader:
 
     def read(self, path: str, seen: float | None = None) -> Doc | None:
         """The document for `path`, or None when it is gone or may not be read."""
-        root = self.store.root
         try:
             validate_relpath(path)  # listeners pass paths too: never '..', never hidden
-            st = os.lstat(root / path)  # stat, then read: a racing change leaves a newer stamp
-            if not stat.S_ISREG(st.st_mode):
-                return None
-            data = read_nofollow(root, path)
+            # stat, then read, from the open file: a racing change leaves a newer stamp
+            found = read_stat_nofollow(self.store.root, path)
         except (OSError, InvalidName):
             return None
-        if data is None:
+        if found is None:
             return None
+        data, st = found
         when = self._commit_time(path, data)
         if when is None:
             when = st.st_mtime if seen is None else seen

@@ -103,6 +103,17 @@ def checked_path(path: object) -> Path:
     return p
 
 
+INSERT_BATCH = 1_000  # rows a rebuild inserts at once (the files are not all held)
+AUTOMERGE, CRISISMERGE = 4, 16  # FTS5's defaults, restored after a rebuild
+
+
+def _insert(conn: sqlite3.Connection, fts_rows: list[tuple], file_rows: list[tuple]) -> None:
+    conn.executemany("INSERT INTO fts(rowid, name, title, body, path, tags) "
+                     "VALUES (?, ?, ?, ?, ?, ?)", fts_rows)
+    conn.executemany("INSERT INTO files(id, path, scope, kind, name, date, recency, "
+                     "size, mtime_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", file_rows)
+
+
 class SearchIndex(IndexBase):
     """The SQLite FTS5 index in one file."""
 
@@ -176,6 +187,10 @@ class SearchIndex(IndexBase):
             if clear:
                 conn.execute("DELETE FROM fts")
                 conn.execute("DELETE FROM files")
+                # no merging while every row goes in: `_after_rebuild` merges once (a rebuild
+                # of 200k files spent half its index time merging segments it merged again)
+                conn.execute("INSERT INTO fts(fts, rank) VALUES ('automerge', 0)")
+                conn.execute("INSERT INTO fts(fts, rank) VALUES ('crisismerge', 2000)")
             next_id = (conn.execute("SELECT max(id) FROM files").fetchone()[0] or 0) + 1
             stale: list[tuple[int]] = []
             fts_rows, file_rows = [], []
@@ -189,6 +204,9 @@ class SearchIndex(IndexBase):
                 file_rows.append((next_id, d.path, d.scope, d.kind, d.name, d.date, d.recency,
                                   d.size, d.mtime_ns))
                 next_id += 1
+                if clear and len(fts_rows) >= INSERT_BATCH:  # nothing stale: insert as read
+                    _insert(conn, fts_rows, file_rows)
+                    fts_rows, file_rows = [], []
             for p in removed:
                 row = conn.execute("SELECT id FROM files WHERE path = ?", (p,)).fetchone()
                 if row:
@@ -196,17 +214,19 @@ class SearchIndex(IndexBase):
             if stale:
                 conn.executemany("DELETE FROM fts WHERE rowid = ?", stale)
                 conn.executemany("DELETE FROM files WHERE id = ?", stale)
-            conn.executemany("INSERT INTO fts(rowid, name, title, body, path, tags) "
-                             "VALUES (?, ?, ?, ?, ?, ?)", fts_rows)
-            conn.executemany("INSERT INTO files(id, path, scope, kind, name, date, recency, "
-                             "size, mtime_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", file_rows)
+            _insert(conn, fts_rows, file_rows)
             conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
                              list(meta.items()))
         self._transaction(apply)
 
     def _after_rebuild(self) -> None:
-        # Merge the b-tree segments: fewer segments to read per query.
-        self._transaction(lambda c: c.execute("INSERT INTO fts(fts) VALUES ('optimize')"))
+        # Merge the b-tree segments: fewer segments to read per query. Then back to FTS5's
+        # own merging for the updates that follow.
+        def optimize(conn: sqlite3.Connection) -> None:
+            conn.execute("INSERT INTO fts(fts) VALUES ('optimize')")
+            conn.execute(f"INSERT INTO fts(fts, rank) VALUES ('automerge', {AUTOMERGE})")
+            conn.execute(f"INSERT INTO fts(fts, rank) VALUES ('crisismerge', {CRISISMERGE})")
+        self._transaction(optimize)
 
     # -- reading ---------------------------------------------------------------------------
     def count(self) -> int:

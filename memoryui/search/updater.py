@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import atexit
 import logging
+import queue
 import threading
 import time
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from .documents import Doc, DocReader, read_docs, scan
 
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("memoryui.search")
 
 DRAIN_EVERY = 0.3  # seconds between background drains of the write queue
+READ_AHEAD = 8  # batches of READ_BATCH files a rebuild reads ahead of the index writer
+READ_BATCH = 256
+T = TypeVar("T")
 
 
 class ProgressFn(Protocol):
@@ -183,7 +187,7 @@ class Updater:
 
         if progress is not None and total == 0:
             progress(0, 0)
-        self._write(docs(), [], meta, clear=clear)
+        self._write(read_ahead(docs()), [], meta, clear=clear)
         return paths
 
     def catch_up(self, store: Store | None = None) -> list[str]:
@@ -238,3 +242,52 @@ class Updater:
         except Exception:  # noqa: BLE001 - a failed scan must not fail a search
             log.exception("search index catch-up failed")
 
+
+
+def read_ahead(items: Iterable[T], batch: int = READ_BATCH, depth: int = READ_AHEAD
+               ) -> Iterator[T]:
+    """`items`, produced by a thread while the caller consumes them: a rebuild reads and
+    parses the next files while the index tokenizes the last ones (SQLite lets go of the
+    interpreter meanwhile). An error in the producer is raised here; a consumer that stops
+    early stops the producer."""
+    q: queue.Queue = queue.Queue(depth)
+    stop = threading.Event()
+    done = object()
+
+    def put(value: object) -> bool:
+        while not stop.is_set():
+            try:
+                q.put(value, timeout=0.5)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            chunk: list = []
+            for item in items:
+                chunk.append(item)
+                if len(chunk) >= batch:
+                    if not put(chunk):
+                        return
+                    chunk = []
+            if chunk and not put(chunk):
+                return
+            put(done)
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+            put(exc)
+
+    thread = threading.Thread(target=produce, name="memoryui-search-reader", daemon=True)
+    thread.start()
+    try:
+        while True:
+            got = q.get()
+            if got is done:
+                return
+            if isinstance(got, BaseException):
+                raise got
+            yield from got
+    finally:
+        stop.set()
+        thread.join()

@@ -116,6 +116,13 @@ def read_nofollow(root: Path | str, path: str) -> bytes | None:
     the path names a folder: nothing outside the workspace can ever be read this way,
     even if a link is planted between a check and the open.
     """
+    found = read_stat_nofollow(root, path)
+    return None if found is None else found[0]
+
+
+def read_stat_nofollow(root: Path | str, path: str) -> tuple[bytes, os.stat_result] | None:
+    """`read_nofollow`, with the file's stat taken from the open file before reading (a
+    change racing the read leaves a newer stamp than the one returned)."""
     parts = path.split("/")
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -142,14 +149,14 @@ def read_nofollow(root: Path | str, path: str) -> bytes | None:
             if exc.errno == errno.ELOOP:
                 raise _refused(path) from None
             raise
-        mode = os.fstat(ffd).st_mode
-        if not stat.S_ISREG(mode):
+        st = os.fstat(ffd)
+        if not stat.S_ISREG(st.st_mode):
             os.close(ffd)
-            if stat.S_ISDIR(mode):
+            if stat.S_ISDIR(st.st_mode):
                 raise InvalidName(f"{path} is a folder, not a file")
             raise InvalidName(f"{path} is not a regular file")
         with os.fdopen(ffd, "rb") as fh:
-            return fh.read()
+            return fh.read(), st
     finally:
         os.close(fd)
 

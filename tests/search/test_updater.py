@@ -9,6 +9,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from memoryui.search import PostgresSearchIndex, SearchIndex
 from memoryui.store import Actor, Store
 from tests.search.helpers import ALICE, BOT, daily, note, paths
@@ -225,6 +227,70 @@ def test_rebuild_keeps_history_order_for_recency(store, tmp_path):
     idx.attach(store)
     idx.rebuild()
     assert paths(idx.search("identical")) == [newer, older]
+
+
+def test_a_rebuild_in_batches_keeps_every_file_in_history_order(store, tmp_path, monkeypatch):
+    """A rebuild reads ahead and inserts in batches (200k files are never all held): every
+    file is in, newest first, and FTS5 merges its segments as usual afterwards."""
+    from memoryui.search import sqlite as search_sqlite
+
+    monkeypatch.setattr(search_sqlite, "INSERT_BATCH", 3)
+    made = [note(store, "ops-bot", f"n{i:02d}", f"# Batch {i}\n\nsame words\n")
+            for i in range(11)]
+    idx = SearchIndex(tmp_path / "b.db", catch_up_interval=3600)
+    idx.attach(store)
+    assert idx.rebuild()["files"] == 11
+    assert paths(idx.search("same words", limit=50)) == made[::-1]
+    conn = idx._conn()
+    config = dict(conn.execute("SELECT k, v FROM fts_config WHERE k IN "
+                               "('automerge', 'crisismerge')").fetchall())
+    assert config == {"automerge": 4, "crisismerge": 16}
+
+
+def test_a_rebuild_that_fails_leaves_the_old_index(store, tmp_path, monkeypatch):
+    from memoryui.search import documents
+    from memoryui.search import sqlite as search_sqlite
+
+    monkeypatch.setattr(search_sqlite, "INSERT_BATCH", 2)
+    for i in range(6):
+        note(store, "ops-bot", f"n{i}", f"kept words {i}\n")
+    idx = SearchIndex(tmp_path / "f.db", catch_up_interval=3600)
+    idx.attach(store)
+    idx.rebuild()
+    real, calls = documents.DocReader.read, []
+
+    def failing(self, path, seen=None):
+        calls.append(path)
+        if len(calls) == 5:
+            raise OSError("disk went away")
+        return real(self, path, seen)
+
+    monkeypatch.setattr(documents.DocReader, "read", failing)
+    with pytest.raises(OSError, match="disk went away"):
+        idx.rebuild()
+    monkeypatch.setattr(documents.DocReader, "read", real)
+    assert idx.count() == 6 and len(idx.search("kept", limit=50).hits) == 6
+
+
+def test_read_ahead_keeps_order_and_stops_with_its_consumer():
+    import threading
+
+    from memoryui.search.updater import read_ahead
+
+    assert list(read_ahead(iter(range(1000)), batch=7, depth=2)) == list(range(1000))
+    produced = []
+
+    def endless():
+        i = 0
+        while True:
+            produced.append(i)
+            yield i
+            i += 1
+
+    it = read_ahead(endless(), batch=5, depth=2)
+    assert [next(it) for _ in range(3)] == [0, 1, 2]
+    it.close()  # the consumer stops: so does the reading thread
+    assert not any(t.name == "memoryui-search-reader" for t in threading.enumerate())
 
 
 def _spec(index: SearchIndex) -> tuple[str, str]:

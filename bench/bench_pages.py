@@ -215,8 +215,11 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
                 t.join()
     # A restart: a new process finds the saved last-change map, the saved overview and
     # git's index; it answers from the saved overview and builds the current one meanwhile.
-    from memoryui.web.hierarchy import build as build_mod
+    import importlib
+
     from memoryui.web.hierarchy import snapshot
+
+    build_mod = importlib.import_module("memoryui.web.hierarchy.build")  # not the function
 
     store.tree_model._save(force=True)
     snapshot.wait_for_save(store)

@@ -61,15 +61,12 @@ def overview(request: HttpRequest) -> HttpResponse:
     """The workspace at a glance; its scope and world tables filter, sort and page (htmx
     swaps the table HX-Target names as the lead types, and the other one out of band)."""
     store = get_store()
-    daily = store.layout.supports(Kind.DAILY)
-    h = hierarchy.build(store, then=lambda: review_counts(store) if daily else None)
+    h = hierarchy.build(store, then=lambda: review_counts(store))
     form = OverviewQuery(request.GET)
     v, query = form.values(), form.query()
     target = request.headers.get("HX-Target", "") if is_fragment(request) else ""
-    if h.saved_at is not None:  # saved before this start: its counts were saved with it
-        counts = h.review_counts or {}
-    else:
-        counts = review_counts(store) if daily else {}
+    # a saved overview (right after a start) brings the counts saved with it
+    counts = (h.review_counts or {}) if h.saved_at is not None else review_counts(store)
     ctx: dict = {"h": h, "query": query, "target": target,
                  "scopes": scope_listing(h.scope_list(), counts, q=v["q"], sort=v["sort"],
                                          page=v["page"], query=query),

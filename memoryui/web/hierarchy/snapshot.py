@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from memoryui.store import Kind, Store
+from memoryui.store.layout import Address
 
 from . import model
 from .model import Hierarchy, Item, ScopeSummary
@@ -145,10 +146,8 @@ def _item(store: Store, row: list | None) -> Item | None:
     if row is None:
         return None
     path, kind, scope, name, size, mtime, last, lines = row
-    item = Item(str(path), Kind(kind) if kind else None, scope, name, int(size),
-                float(mtime), last)
-    if item.kind in store.layout.budgets:
-        item.store = store
-        if lines is not None:  # the budget meter without reading the file
-            model.seed_lines(store, item, int(lines))
+    addr = Address(Kind(kind), scope, name) if kind else None
+    item = model.new_item(store, str(path), addr, int(size), float(mtime), last)
+    if item.store is not None and lines is not None:  # a budget meter without a file read
+        model.seed_lines(store, item, int(lines))
     return item

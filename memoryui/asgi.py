@@ -1,21 +1,27 @@
 """ASGI entry point: `/mcp` goes to the MCP endpoint, everything else to Django.
 
-Django's ASGI handler serves only HTTP, so this router owns the `lifespan` events and
-runs the MCP session manager's task group for the life of each worker process.
+Django is served by `ThreadedHandler` (one pool thread per request, see
+`memoryui/handler.py`), which serves only HTTP, so this router owns the `lifespan` events
+and runs the MCP session manager's task group for the life of each worker process.
 `python manage.py serve` runs `memoryui.asgi:application` under uvicorn.
 """
 
 import gc
 import os
 
-from django.core.asgi import get_asgi_application
+import django
 from starlette.types import Receive, Scope, Send
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryui.settings")
-django_app = get_asgi_application()
+django.setup(set_prefix=False)
 
-from memoryui.api.mcp import MCPEndpoint  # noqa: E402 - needs Django set up first
+from django.conf import settings  # noqa: E402 - after setup, like everything below
+
+from memoryui.api.mcp import MCPEndpoint  # noqa: E402
+from memoryui.handler import ThreadedHandler  # noqa: E402
 from memoryui.workspace import start_sync_thread  # noqa: E402
+
+django_app = ThreadedHandler(settings.MEMORYUI_THREADS)
 
 MCP_PATHS = ("/mcp", "/mcp/")
 mcp_endpoint = MCPEndpoint()

@@ -96,6 +96,8 @@ if MEMORYUI_SEARCH_BACKEND not in ("auto", "sqlite", "postgres"):
 # database stops within this time.
 MEMORYUI_TOKEN_CACHE = float(_env_number("MEMORYUI_TOKEN_CACHE", "5", float))
 MEMORYUI_MAX_BODY = int(_env_number("MEMORYUI_MAX_BODY", str(1024 * 1024), int))
+# Requests one `serve` worker runs at once (threads of its pool; each request runs whole in one).
+MEMORYUI_THREADS = max(1, int(_env_number("MEMORYUI_THREADS", "16", int)))
 # Promoted text carries a dated marker linking back to its daily entry (`marker`), or nothing
 # (`none`); the commit's `Promoted-From` trailer is written either way.
 MEMORYUI_PROVENANCE = os.environ.get("MEMORYUI_PROVENANCE", "marker").strip().lower() or "marker"

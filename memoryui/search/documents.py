@@ -16,7 +16,7 @@ import hashlib
 import logging
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -116,8 +116,9 @@ class DocReader:
         self._blobs: dict[str, str] | None = None
         self._last: Mapping[str, dict] | None = None
 
-    def read(self, path: str, seen: float | None = None) -> Doc | None:
-        """The document for `path`, or None when it is gone or may not be read."""
+    def read(self, path: str, seen: float | None = None, exact: bool = False) -> Doc | None:
+        """The document for `path`, or None when it is gone or may not be read. `seen`: when
+        it was seen to change; `exact`: that is its commit's time, so git is not asked."""
         try:
             validate_relpath(path)  # listeners pass paths too: never '..', never hidden
             # stat, then read, from the open file: a racing change leaves a newer stamp
@@ -127,7 +128,7 @@ class DocReader:
         if found is None:
             return None
         data, st = found
-        when = self._commit_time(path, data)
+        when = seen if exact else self._commit_time(path, data)
         if when is None:
             when = st.st_mtime if seen is None else seen
         return self._doc(path, data, when, st.st_size, stamp(st.st_mtime))
@@ -170,14 +171,15 @@ class DocReader:
                    float(when), size, mtime_ns, layout.is_shared(path))
 
 
-def read_docs(store: Store, changed: Mapping[str, float | None]
-              ) -> tuple[list[Doc], list[str]]:
-    """Documents for the changed paths (each with when it was seen to change, or None),
-    and the paths that are gone or refused (to drop from the index)."""
+def read_docs(store: Store, changed: Mapping[str, float | None],
+              exact: Collection[str] = ()) -> tuple[list[Doc], list[str]]:
+    """Documents for the changed paths (each with when it was seen to change, or None; for
+    those in `exact`, that is their commit's time), and the paths that are gone or refused
+    (to drop from the index)."""
     reader = DocReader(store, bulk=len(changed) > BULK_READ)
     docs, removed = [], []
     for path, seen in changed.items():
-        doc = reader.read(path, seen)
+        doc = reader.read(path, seen, path in exact)
         if doc is None:
             removed.append(path)
         else:

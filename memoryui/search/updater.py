@@ -47,6 +47,7 @@ class Updater:
         self.store: Store | None = None
         self._catching_up = threading.Lock()
         self._queue: dict[str, float] = {}  # path -> when it changed
+        self._exact: set[str] = set()  # queued paths whose time is their commit's
         self._queue_lock = threading.Lock()
         self._drain_lock = threading.Lock()
         self._drainer: threading.Thread | None = None
@@ -95,13 +96,20 @@ class Updater:
         return store
 
     # -- the write queue --------------------------------------------------------------------
-    def enqueue(self, paths: Sequence[str]) -> None:
-        """The Store listener: note changed paths for the background drain."""
-        now = time.time()
+    def enqueue(self, paths: Sequence[str], when: float | None = None) -> None:
+        """The Store listener: note changed paths for the background drain. `when` is the
+        time they are committed with, if the store knows it (its own writes): then indexing
+        them asks git nothing, which otherwise means catching up with every new commit (a
+        fifth of a busy server's CPU, every worker doing it for every write)."""
+        now = time.time() if when is None else float(int(when))  # commits keep whole seconds
         with self._queue_lock:
             for p in paths:
                 self._queue.pop(p, None)
                 self._queue[p] = now
+                if when is None:
+                    self._exact.discard(p)
+                else:
+                    self._exact.add(p)
             if not self._drain_at_exit:
                 self._drain_at_exit = True
                 atexit.register(self._drain_quietly)
@@ -119,7 +127,8 @@ class Updater:
         with self._drain_lock:
             with self._queue_lock:
                 changed, self._queue = self._queue, {}
-            return self._index_at(changed) if changed else 0
+                exact, self._exact = self._exact, set()
+            return self._index_at(changed, exact=exact) if changed else 0
 
     def _drain_quietly(self) -> None:
         try:
@@ -145,8 +154,9 @@ class Updater:
         when = time.time() if recency is None else recency
         return self._index_at({p: when for p in paths}, store)
 
-    def _index_at(self, changed: dict[str, float | None], store: Store | None = None) -> int:
-        docs, removed = read_docs(self._store(store), changed)
+    def _index_at(self, changed: dict[str, float | None], store: Store | None = None,
+                  exact: set[str] | frozenset[str] = frozenset()) -> int:
+        docs, removed = read_docs(self._store(store), changed, exact)
         self._write(docs, removed, {})
         return len(docs) + len(removed)
 

@@ -2,7 +2,11 @@
 
 `delay=0` commits before each write returns; a positive delay lets one daemon thread
 turn the journal into commits every `delay` seconds (what the server uses for agent
-traffic: one commit per author per tick), and an exit hook commits what is left.
+traffic: one commit per author per tick), and an exit hook commits what is left. The
+journal is shared by every process on the workspace, and so is the tick: a worker whose
+tick comes less than `delay` after another's commits nothing (each commit rewrites git's
+whole index, 2 MB at 20k files and 21 MB at 200k; four workers ticking apart made four
+times the commits and index writes for the same writes).
 A git failure never loses a write: the record stays journaled and the next attempt
 commits it.
 """
@@ -11,7 +15,9 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import threading
+import time
 import weakref
 
 from .gitrepo import GitRepo
@@ -28,6 +34,7 @@ class Committer:
         self.stop = threading.Event()  # set: the background thread ends, no more ticks
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._ticked = git.state_dir / "ticked"  # its mtime: the last tick that committed
 
     def after_write(self, record_id: str) -> str | None:
         """The commit of a write just journaled (None while it waits for the next tick)."""
@@ -67,7 +74,7 @@ class Committer:
                     committer = ref()
                     if committer is None:
                         return
-                    if committer.git.has_uncommitted():
+                    if committer.git.has_uncommitted() and committer._due():
                         try:
                             committer.git.flush(blocking=False)
                         except Exception:  # noqa: BLE001
@@ -78,6 +85,22 @@ class Committer:
                                             daemon=True)
             self._thread.start()
             atexit.register(_flush_at_exit, weakref.ref(self))
+
+    def _due(self) -> bool:
+        """No process of this workspace has begun a tick's commits within the delay; this
+        one begins now (the stamp is set before the commit lock is tried)."""
+        now = time.time()
+        try:
+            if now - self._ticked.stat().st_mtime < self.delay * 0.9:
+                return False
+        except FileNotFoundError:
+            pass
+        try:
+            self._ticked.touch()
+            os.utime(self._ticked, (now, now))
+        except OSError:
+            pass  # a stamp that cannot be set only means more commits
+        return True
 
 
 def _flush_at_exit(ref: weakref.ref) -> None:

@@ -112,7 +112,7 @@ def commit_pending(store: Store, paths: Iterable[str] | None = None, *,
     if not records:
         return Committed((), refused)
     done = store.git.flush()
-    store.notify([r.path for r in records])
+    store.notify([r.path for r in records], when=max(r.time for r in records))
     return Committed(sorted({done[r.id] for r in records if r.id in done}), refused)
 
 

@@ -174,5 +174,5 @@ def revert(store: Store, sha: str, *, actor: Actor, expect_head: str | None = No
         paths = [f.path for f in changed]
         store._touch(*paths)
     store.flush()
-    store.notify(paths)
+    store.notify(paths, when=last.time if last else None)
     return RevertResult(full, store.head(), paths)

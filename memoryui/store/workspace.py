@@ -89,7 +89,7 @@ class Store:
         # without it, `git status` re-checks every TREE_TTL seconds when a page asks.
         self.tree_model = TreeModel(self.root, self.layout, self.git, watch=watch)
         # Called as listener(paths) after files change (search index, caches).
-        self.listeners: list[Callable[[list[str]], None]] = []
+        self.listeners: list[Callable[[list[str], float | None], None]] = []
         self.git.repair()
         self.git.prepare()
         if self.git.has_uncommitted():
@@ -260,7 +260,7 @@ class Store:
                              deleted=data is None, old_text=old,
                              text=None if data is None else new)
         result.commit = self._after_write(rec.id)
-        self.notify([path])
+        self.notify([path], when=rec.time)
         return result
 
     def rename(self, old: str, new: str, *, actor: Actor, tool: str,
@@ -286,7 +286,7 @@ class Store:
             self.secrets.moved(old, new)
         res = WriteResult(new, version_of(data), True, created=True)
         res.commit = self._after_write(r2.id)
-        self.notify([old, new])
+        self.notify([old, new], when=r2.time)
         return res
 
     def delete_tree(self, prefix: str, *, actor: Actor, tool: str,
@@ -307,7 +307,7 @@ class Store:
                 self.secrets.written(p, None, None, [])
             self._touch(*paths)
         self._after_write(last.id if last else "")
-        self.notify(paths)
+        self.notify(paths, when=last.time if last else None)
         return paths
 
     def rename_tree(self, old_prefix: str, new_prefix: str, *, actor: Actor, tool: str,
@@ -346,7 +346,7 @@ class Store:
                 self.secrets.moved(src, dst)
             self._touch(*(p for pair in moves for p in pair))
         self._after_write(last.id)
-        self.notify([p for pair in moves for p in pair])
+        self.notify([p for pair in moves for p in pair], when=last.time)
         return moves
 
     def _check_expect(self, path: str, old: str | None, old_bytes: bytes | None,
@@ -364,13 +364,17 @@ class Store:
             raise Conflict(f"{path} {what} since you loaded it", path=path, current=old,
                            version=current)
 
-    def notify(self, paths: list[str]) -> None:
+    def notify(self, paths: list[str], when: float | None = None) -> None:
         """Files changed (by this store, a sync, anything): the cached tree re-stats them and
-        listeners (the search index) hear of them; a listener never fails a write."""
+        listeners (the search index) hear of them; a listener never fails a write.
+
+        `when`: the time these changes are committed with, when the caller knows it (its own
+        writes); listeners then need not ask git (which means catching up with every commit).
+        """
         self.tree_model.touch(*paths)
         for listener in list(self.listeners):
             try:
-                listener(paths)
+                listener(paths, when)
             except Exception:  # noqa: BLE001
                 log.exception("change listener failed for %s", paths[:3])
 

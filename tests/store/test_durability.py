@@ -319,3 +319,21 @@ def test_the_write_lock_is_shared_across_processes_and_exclusive_waits(tmp_path:
         lock.release()
     finally:
         child.kill()
+
+
+def test_the_workers_of_one_workspace_share_one_commit_tick(tmp_path: Path) -> None:
+    """Each tick's commits rewrite git's whole index: workers that ticked apart made one
+    round of commits each for the same writes. A tick within the delay of another process's
+    tick commits nothing; the next one does."""
+    root = tmp_path / "ws"
+    first, second = Store(root, commit_delay=60), Store(root, commit_delay=60)
+    assert first.committer._due()  # nobody ticked yet: this one commits
+    assert not second.committer._due()  # another worker's tick, within the delay
+    assert not first.committer._due()
+    stamp = first.git.state_dir / "ticked"
+    then = time.time() - 61
+    os.utime(stamp, (then, then))  # the delay has passed since that tick
+    assert second.committer._due()
+    assert not first.committer._due()
+    first.close()
+    second.close()

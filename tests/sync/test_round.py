@@ -33,7 +33,7 @@ def test_fast_forward_takes_remote_commits_with_their_authors(instance, native, 
     native_head = host.commit("native-bot: remember and reflect")
     host.push()
     seen: list[str] = []
-    a.store.listeners.append(seen.extend)
+    a.store.listeners.append(lambda paths, _when: seen.extend(paths))
     assert daily not in a.store.tree()
 
     r = a.round(blocking=True)

@@ -6,9 +6,9 @@ Rows, each beside a floor measured in the same run:
 
 - start until /healthz answers (several starts);
 - the first overview after a start: one request per start, signed in (the session lives in
-  the database, so it survives restarts), timed from the request to the last byte. Floor:
-  `git ls-tree -r -l HEAD` (every file's name and size: what the overview counts). Goal
-  (issue 15): under 2 s on huge;
+  the database, so it survives restarts), timed from the request to the last byte, the first
+  start (nothing saved yet) apart from the restarts. Floor: `git ls-tree -r -l HEAD` (every
+  file's name and size: what the overview counts). Goal (issue 15): under 2 s on huge;
 - the warm overview over HTTP, same floor;
 - resident memory of each worker after the pages and after the idle window (goal < 300 MB);
 - CPU of the idle server: every process of the server's session (supervisor, workers and
@@ -233,8 +233,12 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
         report(f"serve --workers {WORKERS}: start until /healthz answers", ready,
                note="process start, imports, migrations skipped, workers up")
         files = _count(body)
-        report("overview, first request after a start (HTTP)", first, floor=floor_name,
-               floor_ms=ls_tree, note=f"one per start; {files} files counted; goal < 2 s")
+        report("overview, first request after the first start (HTTP)", first[:1],
+               floor=floor_name, floor_ms=ls_tree,
+               note=f"nothing saved yet: built at once; {files} files counted")
+        report("overview, first request after a restart (HTTP)", first[1:], floor=floor_name,
+               floor_ms=ls_tree, note="the overview saved before the restart, saying so; "
+               "one per restart; goal < 2 s")
         for _ in range(4 * WORKERS):  # every worker builds once
             _overview(server, cookie)
         warm = [_overview(server, cookie)[0] for _ in range(20 if OPTIONS.big else 40)]

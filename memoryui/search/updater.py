@@ -176,7 +176,7 @@ class Updater:
                meta: dict[str, str]) -> list[str]:
         """Write every walked file, oldest change first: row order is recency order."""
         files = {p: info.mtime for p, info in store.tree().items()}
-        last = store.last_changes()
+        last = store.last_changes(complete=True)  # a first start reads it in the background
 
         def when(p: str) -> float:
             info = last.get(p)

@@ -553,9 +553,17 @@ class Store:
         return pending.discard_pending(self, paths)
 
     # -- tree with last-change facts (tree.py) -------------------------------------
-    def last_changes(self) -> dict[str, dict]:
-        """path -> the last commit that touched it, kept current incrementally by HEAD."""
-        return self.tree_model.last_changes()
+    def last_changes(self, *, complete: bool = False) -> dict[str, dict]:
+        """path -> the last commit that touched it, kept current incrementally by HEAD.
+
+        A large workspace seen for the first time has its map read in the background and
+        answers with what is known meanwhile; `complete=True` waits for the whole map
+        (a search rebuild orders and dates every file by it)."""
+        last = self.tree_model.last_changes()
+        if complete and self.tree_model.history_pending:
+            self.tree_model.wait_for_history()
+            last = self.tree_model.last_changes()
+        return last
 
     def tree(self) -> dict[str, FileInfo]:
         """Every file with size and last change, kept current without re-walking."""

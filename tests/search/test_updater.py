@@ -6,6 +6,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -169,6 +170,41 @@ def test_a_fresh_index_takes_change_times_from_git_not_the_checkout(store, tmp_p
     assert paths(idx.search("narwhal", date_to=time.strftime("%Y-%m-%d",
                                                                time.gmtime(then)))) == [p]
     idx.close()
+
+
+def test_a_rebuild_on_a_large_workspace_seen_first_waits_for_commit_times(tmp_path,
+                                                                           monkeypatch):
+    """A workspace over 5,000 files seen for the first time has its last changes read in
+    the background; a rebuild meanwhile must not date every file by its checkout time."""
+    from memoryui.store import tree
+
+    then = int(time.time()) - 12 * DAY
+    first = Store(tmp_path / "ws")
+    p = note(first, "ops-bot", "tapir", "tapir tracks\n", when=then)
+    first.close()
+    os.utime(first.root / p, (time.time(), time.time()))  # as a fresh clone leaves it
+    monkeypatch.setattr(tree, "SYNC_HISTORY_BELOW", 0)  # "large": history in the background
+    store = Store(tmp_path / "ws")  # a new process: no map in memory, none saved
+    (store.git.state_dir / "lastchange.json").unlink(missing_ok=True)
+    # The background read is held until someone waits for it (on 200k files it takes 40 s,
+    # longer than reading the first files to index).
+    gate = threading.Event()
+    model = store.tree_model
+    read, wait = model._read_history, model.wait_for_history
+    monkeypatch.setattr(model, "_read_history", lambda *a: gate.wait() and read(*a))
+    monkeypatch.setattr(model, "wait_for_history", lambda *a: gate.set() or wait(*a))
+    assert model.last_changes() == {} and model.history_pending  # as after a first start
+    # No catch-up before the search: it is the rebuild's own result that is looked at.
+    idx = SearchIndex(tmp_path / "fresh.sqlite3", catch_up_interval=3600, background=False)
+    idx.attach(store)
+    try:
+        idx.rebuild(store)
+    finally:
+        gate.set()
+    [hit] = idx.search("tapir").hits
+    assert hit.recency == then
+    idx.close()
+    store.close()
 
 
 def _git(root: Path, *args: str, when: int | None = None) -> None:

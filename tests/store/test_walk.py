@@ -65,6 +65,37 @@ def test_read_nofollow_refuses_links_anywhere_on_the_path(tree: Path) -> None:
         walk.read_nofollow(tree, "a/b")
 
 
+def _outcome(read, root: Path, path: str) -> object:
+    try:
+        found = read(root, path)
+    except InvalidName as exc:
+        return ("refused", str(exc))
+    return None if found is None else (found[0], found[1].st_ino, found[1].st_size)
+
+
+def test_one_call_reads_answer_as_component_by_component_reads(tree: Path) -> None:
+    """Reads take one `openat2` call (RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH) where Linux
+    has it, and fall back to opening each component; both give the same bytes, stat, None
+    or refusal for every kind of path."""
+    os.mkfifo(tree / "a" / "pipe.md")
+    (tree / "empty.md").write_text("")
+    big = "line\n" * 50_000
+    (tree / "a" / "big.md").write_text(big)
+    os.symlink("nowhere", tree / "a" / "dangling.md")
+    cases = ["a/x.md", "a/b/y.md", "top.md", "empty.md", "a/big.md", "a/.hidden.md",
+             "missing.md", "a/missing/y.md", "top.md/under.md", "a/link.md",
+             "a/linked-folder/secret.md", "a/dangling.md", "a", "a/b", "a/pipe.md"]
+    for path in cases:
+        slow = _outcome(walk._read_by_components, tree, path)
+        assert _outcome(walk.read_stat_nofollow, tree, path) == slow, path
+    assert _outcome(walk.read_stat_nofollow, tree, "a/big.md")[0] == big.encode()
+    assert _outcome(walk.read_stat_nofollow, tree, "a/link.md")[0] == "refused"
+    assert walk.read_stat_nofollow(tree, "a/missing/y.md") is None
+    if walk._openat2 is not None:  # where Linux has it, a plain file takes the one call
+        assert walk._read_openat2(tree, "a/b/y.md")[0] == b"22"
+        assert walk._read_openat2(tree, "a/link.md") is walk._SLOW
+
+
 def test_the_store_lists_and_reads_through_the_walker(tree: Path) -> None:
     store = Store(tree)
     try:

@@ -43,7 +43,11 @@ class ThreadedHandler(ASGIHandler):
         BaseHandler.__init__(self)
         self.load_middleware(is_async=False)
         self.pool = ThreadPoolExecutor(threads, thread_name_prefix="memoryui-request")
-        self.max_body = settings.MEMORYUI_MAX_BODY
+
+    @property
+    def max_body(self) -> int:
+        """Read when used, as the body-size middleware reads it."""
+        return settings.MEMORYUI_MAX_BODY
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -64,13 +68,13 @@ class ThreadedHandler(ASGIHandler):
 
     async def _read(self, receive: Receive) -> bytes | bytearray | None:
         """The body, cut at one byte over the limit (the rest is read and dropped)."""
-        body = bytearray()
+        body, limit = bytearray(), self.max_body
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
                 return None
-            if len(body) <= self.max_body:
-                body += message.get("body", b"")[: self.max_body + 1 - len(body)]
+            if len(body) <= limit:
+                body += message.get("body", b"")[: limit + 1 - len(body)]
             if not message.get("more_body", False):
                 return body
 
@@ -79,11 +83,12 @@ class ThreadedHandler(ASGIHandler):
         connection it opens is closed by `request_finished` in the same thread."""
         set_script_prefix(get_script_prefix(scope))
         signals.request_started.send(sender=self.__class__, scope=scope)
+        limit = self.max_body
         try:
-            if len(body) > self.max_body:
+            if len(body) > limit:
                 request, response = self.create_request(scope, io.BytesIO())
                 if request is not None:
-                    response = too_large(request, self.max_body)
+                    response = too_large(request, limit)
             else:
                 request, response = self.create_request(scope, io.BytesIO(body))
                 if request is not None:

@@ -127,7 +127,7 @@ def test_pages_static_files_and_bad_hosts_match_djangos_own_handler(apps):
 def test_a_chunked_body_over_the_limit_is_413_and_reaches_no_view(apps, make_token, settings,
                                                                    workspace):
     threaded, _ = apps
-    threaded.max_body = 1000
+    settings.MEMORYUI_MAX_BODY = 1000
     tok = make_token("ops-bot")
     big = [b'{"content": "', *[b"q" * 400] * 5, b'"}']  # no Content-Length, 2 kB
     status, headers, body = call(threaded, "POST", REMEMBER, big, headers=auth(tok))

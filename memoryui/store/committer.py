@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import atexit
 import logging
-import os
 import threading
 import time
 import weakref
@@ -96,8 +95,7 @@ class Committer:
         except FileNotFoundError:
             pass
         try:
-            self._ticked.touch()
-            os.utime(self._ticked, (now, now))
+            self._ticked.touch()  # an existing stamp gets the current time
         except OSError:
             pass  # a stamp that cannot be set only means more commits
         return True

@@ -111,7 +111,8 @@ def link_in_path(root: Path | str, path: str) -> str | None:
 
 
 def read_nofollow(root: Path | str, path: str) -> bytes | None:
-    """The bytes of a regular file, opened component by component with O_NOFOLLOW.
+    """The bytes of a regular file, opened so that no symbolic link is followed: one
+    `openat2` call where Linux has it, else component by component with O_NOFOLLOW.
 
     None when it does not exist. InvalidName when any component is a symbolic link or
     the path names a folder: nothing outside the workspace can ever be read this way,

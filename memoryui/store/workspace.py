@@ -88,7 +88,8 @@ class Store:
         # watch=True: a file-system watcher notices edits made outside memoryui (servers);
         # without it, `git status` re-checks every TREE_TTL seconds when a page asks.
         self.tree_model = TreeModel(self.root, self.layout, self.git, watch=watch)
-        # Called as listener(paths) after files change (search index, caches).
+        # Called as listener(paths, when) after files change (the search index); `when` is
+        # the time the change is committed with, when the store knows it (see `notify`).
         self.listeners: list[Callable[[list[str], float | None], None]] = []
         self.git.repair()
         self.git.prepare()

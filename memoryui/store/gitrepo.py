@@ -46,6 +46,14 @@ PREPARED_CONFIG = (
 )
 GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 
+# libgit2 maps pack files in windows of 1 GiB, up to 8 GiB, and every page a read touches
+# stays resident in the worker while its window is mapped: scattered reads (a history page,
+# the overview's commits) left 90 MB of a 200k-commit pack in each worker. Smaller windows,
+# and at most PACK_WINDOWS_MB of them mapped (least recently used ones unmapped first).
+PACK_WINDOW_MB, PACK_WINDOWS_MB = 4, 32
+pygit2.settings.mwindow_size = PACK_WINDOW_MB << 20
+pygit2.settings.mwindow_mapped_limit = PACK_WINDOWS_MB << 20
+
 
 def run_git(root: Path, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
     """Run the git CLI in the workspace; errors carry git's own message."""

@@ -11,6 +11,7 @@ import functools
 import hashlib
 import os
 import re
+import sys
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -197,7 +198,11 @@ class Layout:
                     continue
                 if pat.kind == Kind.NOTE and name in self.reserved_note_names:
                     continue
-            return Address(pat.kind, gd.get("scope"), name)
+                name = sys.intern(name)
+            # Interned: the overview keeps an address per file, and 200k files share 500
+            # scopes and a few hundred dates (22 MB of copies otherwise).
+            scope = gd.get("scope")
+            return Address(pat.kind, scope and sys.intern(scope), name)
         return None
 
     def scope_of(self, path: str) -> str | None:

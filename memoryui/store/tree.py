@@ -17,9 +17,8 @@ Cost grows with what changed, not with the workspace:
 
 from __future__ import annotations
 
-import json
+import binascii
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -28,7 +27,7 @@ from pathlib import Path
 
 import pygit2
 
-from . import history, listing, walk
+from . import history, lastmap, listing, memory, walk
 from .files import ProcessLock
 from .gitrepo import GitRepo
 from .layout import Layout
@@ -39,19 +38,28 @@ TREE_TTL = 60.0  # seconds between `git status` re-checks when no watcher runs
 LASTCHANGE_SAVE_EVERY = 30.0  # seconds between saves of the last-change cache file
 SYNC_HISTORY_BELOW = 5_000  # files; smaller workspaces are listed and read at once
 CHANGE_LOG = 5_000  # changed paths remembered for consumers; older ones mean "rebuild"
+COMMIT_CACHE = 20_000  # commits whose author and subject are kept (for pages)
 
 
 class LastChange:
     """The last commit of a path: sha and time kept, the rest read from git when shown.
 
     Reads like the dict it replaces (`last["time"]`, `last.get("actor")`): 200k paths of
-    full commit details cost ~140 MB; two fields cost a third of that.
+    full commit details cost ~140 MB; two fields cost a third of that, and the sha kept as
+    its 20 bytes rather than 40 hex digits another 7 MB.
     """
 
-    __slots__ = ("sha", "time", "_model")
+    __slots__ = ("oid", "time", "_model", "path")
 
-    def __init__(self, sha: str, time: int, model: TreeModel | None = None):
-        self.sha, self.time, self._model = sha, time, model
+    def __init__(self, sha: str | bytes, time: int, model: TreeModel | None = None,
+                 path: str = ""):
+        self.oid = sha if isinstance(sha, bytes) else binascii.unhexlify(sha)
+        self.time, self._model = time, model
+        self.path = path  # the map's own key: the tree takes it rather than a copy
+
+    @property
+    def sha(self) -> str:
+        return self.oid.hex()
 
     def get(self, key: str, default: object = None) -> object:
         if key == "sha":
@@ -73,7 +81,7 @@ class LastChange:
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, LastChange):
-            return (self.sha, self.time) == (other.sha, other.time)
+            return (self.oid, self.time) == (other.oid, other.time)
         if isinstance(other, dict):
             return other.get("sha") == self.sha
         return NotImplemented
@@ -181,16 +189,24 @@ class TreeModel:
         if info is None:
             try:
                 c = self.git.repo[sha]
-                author = c.author.name
-                actors = history.parse_trailers(c.message).get("Memoryui-Actor") or [""]
-                info = {"author": author, "actor": actors[0].strip() or f"git:{author}",
-                        "subject": " ".join(c.message.split("\n\n", 1)[0].split("\n"))}
+                info = history.summary(c.author.name, c.message)
             except (KeyError, ValueError, pygit2.GitError):
                 info = {"author": "", "actor": "", "subject": ""}
-            if len(self._commits) > 20_000:
+            if len(self._commits) > COMMIT_CACHE:
                 self._commits.clear()
             self._commits[sha] = info
         return info
+
+    def read_commits(self, shas: Iterable[str]) -> None:
+        """Read many commits' author and subject at once, by git (a page about to show a
+        few thousand, e.g. the overview saved for the next start)."""
+        missing = {s for s in shas if s and s not in self._commits}
+        if not missing:
+            return
+        found = history.commit_summaries(self.root, missing)
+        if len(self._commits) + len(found) > COMMIT_CACHE:
+            self._commits.clear()
+        self._commits.update(found)
 
     def last_changes(self) -> dict[str, LastChange]:
         """path -> the last commit that touched it, kept current incrementally by HEAD.
@@ -215,18 +231,11 @@ class TreeModel:
         return self._last
 
     def _load_saved(self) -> bool:
-        cache_file = self.git.state_dir / "lastchange.json"
-        try:
-            saved = json.loads(cache_file.read_text())
-            paths, head = saved["paths"], saved["head"]
-        except (OSError, ValueError, KeyError, TypeError):
+        saved = lastmap.load(self.git.state_dir,
+                             lambda p, oid, t: LastChange(oid, t, self, p))
+        if saved is None:
             return False
-        last = {}
-        for path, v in paths.items():
-            if isinstance(v, list):
-                last[path] = LastChange(v[0], int(v[1]), self)
-            elif isinstance(v, dict):  # the first format kept whole dicts
-                last[path] = LastChange(v.get("sha", ""), int(v.get("time", 0) or 0), self)
+        head, last = saved
         self._last, self._last_head = last, head
         if self._tree is not None:  # listed before this map existed: list again
             self._tree = None
@@ -283,7 +292,7 @@ class TreeModel:
             changes = history.last_changes(self.root, since, head)
         for path, info in changes:
             if path not in fresh:
-                fresh[path] = LastChange(info["sha"], info["time"], self)
+                fresh[path] = LastChange(info["sha"], info["time"], self, path)
                 if info["sha"] not in self._commits and since is not None:
                     self._commits[info["sha"]] = {k: info[k] for k in
                                                   ("author", "actor", "subject")}
@@ -311,6 +320,9 @@ class TreeModel:
                     self._tree = None
                     self._reset_at = self.version = self.version + 1
                 self._save(force=since is None)
+            if since is None:
+                del fresh
+                memory.release()
 
     def _save(self, force: bool = False) -> None:
         """Write the map for a restart to catch up from, off the request path.
@@ -325,14 +337,10 @@ class TreeModel:
         head, last = self._last_head, self._last  # the map is replaced, never changed
 
         def work() -> None:
-            cache_file = self.git.state_dir / "lastchange.json"
-            tmp = cache_file.with_suffix(f".{threading.get_ident()}.tmp")
             try:
-                snapshot = {p: [c.sha, c.time] for p, c in last.items()}
-                tmp.write_text(json.dumps({"head": head, "paths": snapshot}))
-                os.replace(tmp, cache_file)
-            except OSError:  # a full disk: the cache is only a restart's head start
-                tmp.unlink(missing_ok=True)
+                lastmap.save(self.git.state_dir, head, last)
+            except OSError:  # a full disk: the map is only a restart's head start
+                pass
             finally:
                 self._saving = False
 
@@ -368,8 +376,14 @@ class TreeModel:
                     self._dirty.clear()
                 entries = (listing.listing if small else listing.indexed)(
                     self.root, self.git.git_dir)
-                self._tree = {p: FileInfo(p, e.size, e.mtime, last.get(p))
-                              for p, e in sorted(entries.items())}
+                self._tree = tree = {}
+                for p, e in sorted(entries.items()):
+                    change = last.get(p)
+                    if change is not None:  # one string for the path in both maps (17 MB
+                        p = change.path or p  # at 200k files)
+                    tree[p] = FileInfo(p, e.size, e.mtime, change)
+                del entries
+                memory.release()
                 self._reset_at = self.version = self.version + 1
                 if small:
                     self._checked = now

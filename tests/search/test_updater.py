@@ -176,7 +176,7 @@ def test_a_rebuild_on_a_large_workspace_seen_first_waits_for_commit_times(tmp_pa
                                                                            monkeypatch):
     """A workspace over 5,000 files seen for the first time has its last changes read in
     the background; a rebuild meanwhile must not date every file by its checkout time."""
-    from memoryui.store import tree
+    from memoryui.store import lastmap, tree
 
     then = int(time.time()) - 12 * DAY
     first = Store(tmp_path / "ws")
@@ -185,7 +185,7 @@ def test_a_rebuild_on_a_large_workspace_seen_first_waits_for_commit_times(tmp_pa
     os.utime(first.root / p, (time.time(), time.time()))  # as a fresh clone leaves it
     monkeypatch.setattr(tree, "SYNC_HISTORY_BELOW", 0)  # "large": history in the background
     store = Store(tmp_path / "ws")  # a new process: no map in memory, none saved
-    (store.git.state_dir / "lastchange.json").unlink(missing_ok=True)
+    (store.git.state_dir / lastmap.FILE).unlink(missing_ok=True)
     # The background read is held until someone waits for it (on 200k files it takes 40 s,
     # longer than reading the first files to index).
     gate = threading.Event()

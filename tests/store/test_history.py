@@ -4,6 +4,7 @@ pending changes, and the cached tree of last changes."""
 from __future__ import annotations
 
 import datetime as dt
+import os
 import subprocess
 from pathlib import Path
 
@@ -141,7 +142,7 @@ def test_tree_lists_files_with_last_change_without_git_per_file(history: Store) 
     # The last-change cache follows HEAD incrementally.
     history.write(MEM, "later\n", actor=Actor.agent("ops-bot"), tool="reflect")
     assert history.tree()[MEM].last["author"] == "ops-bot"
-    # ... and survives a restart (read back from .git/memoryui/lastchange.json).
+    # ... and survives a restart (read back from .git/memoryui/lastchange.nul).
     fresh = Store(history.root)
     assert fresh.last_changes()[MEM]["author"] == "ops-bot"
 
@@ -267,3 +268,29 @@ def test_commit_diffs_skip_unchanged_folders_and_say_exactly_what_git_says(tmp_p
     git("merge", "-q", "--no-edit", "side")
     merged = str(pygit2.Repository(str(root)).head.target)
     assert githistory.recent_changes(pygit2.Repository(str(root)), chain[-1], merged) is None
+
+
+def test_many_commits_read_by_git_say_what_libgit2_reads(tmp_path) -> None:
+    """The overview's few thousand commits are read in one `git cat-file --batch`: author,
+    actor and subject must be those of the one-by-one read (trailers, hand commits, a
+    subject of two lines), and a sha git does not have is left out."""
+    from memoryui.store import history as h
+
+    store = Store(tmp_path / "ws")
+    store.write(MEM, "one\n", actor=Actor.agent("ops-bot"), tool="reflect")
+    store.write("memory/world/people.md", "p\n", actor=Actor.user("alice"), tool="ui")
+    (store.root / "hand.md").write_text("by hand\n")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Hand Ü", "GIT_AUTHOR_EMAIL": "h@example.org",
+           "GIT_COMMITTER_NAME": "Hand", "GIT_COMMITTER_EMAIL": "h@example.org"}
+    subprocess.run(["git", "add", "hand.md"], cwd=store.root, check=True, env=env)
+    subprocess.run(["git", "commit", "-q", "-m", "two lines\nof subject\n\nbody here"],
+                   cwd=store.root, check=True, env=env)
+    shas = h.log(store.root)
+    wanted = [c.sha for c in shas] + ["f" * 40, "not a sha"]
+    got = h.commit_summaries(store.root, wanted)
+    repo = store.git.repo
+    assert got == {c.sha: h.summary(repo[c.sha].author.name, repo[c.sha].message)
+                   for c in shas}
+    assert got[shas[0].sha] == {"author": "Hand Ü", "actor": "git:Hand Ü",
+                                "subject": "two lines of subject"}
+    assert {g["actor"] for g in got.values()} >= {"agent:ops-bot", "user:alice"}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryui.store import Actor, Store, listing, tree, walk
+from memoryui.store import Actor, Store, lastmap, listing, tree, walk
 
 MEM = "agents/ops-bot/memory/MEMORY.md"
 DAY = "agents/ops-bot/memory/daily/2026-11-20.md"
@@ -212,7 +212,7 @@ def test_a_restart_catches_up_from_the_saved_map(seeded: Store) -> None:
 def test_a_large_repository_reads_its_history_in_the_background(seeded: Store,
                                                                  monkeypatch) -> None:
     root = seeded.root
-    (root / ".git/memoryui/lastchange.json").unlink(missing_ok=True)
+    (root / ".git/memoryui" / lastmap.FILE).unlink(missing_ok=True)
     monkeypatch.setattr(tree, "SYNC_HISTORY_BELOW", 0)
     again = Store(root)
     t = again.tree()
@@ -227,7 +227,7 @@ def test_the_workers_of_a_server_read_the_whole_history_once(seeded: Store,
     """Two workers starting on a repository seen for the first time: one reads every
     commit, the other waits for it and loads the map it saved (half the CPU at a start)."""
     root = seeded.root
-    (root / ".git/memoryui/lastchange.json").unlink(missing_ok=True)
+    (root / ".git/memoryui" / lastmap.FILE).unlink(missing_ok=True)
     monkeypatch.setattr(tree, "SYNC_HISTORY_BELOW", 0)
     full_reads = []
     both_started = threading.Event()

@@ -186,14 +186,14 @@ def test_the_overview_says_so_while_last_changes_are_still_read(tmp_path, settin
     later; once history is read, the times are there and the notice is gone."""
     import threading
 
-    from memoryui.store import tree
+    from memoryui.store import lastmap, tree
     from memoryui.workspace import get_store, reset_store
 
     seed = Store(tmp_path / "ws")
     seed.write("agents/ops-bot/memory/MEMORY.md", "# M\n", actor=Actor.agent("ops-bot"),
                tool="reflect")
     seed.close()
-    (seed.git.state_dir / "lastchange.json").unlink(missing_ok=True)
+    (seed.git.state_dir / lastmap.FILE).unlink(missing_ok=True)
     release = threading.Event()
     real = tree.TreeModel._read_history
     monkeypatch.setattr(tree, "SYNC_HISTORY_BELOW", 0)

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memoryui.store import Store
+from memoryui.store import Store, memory
 
 from . import snapshot
 from .model import Hierarchy, Item, ScopeNode, new_item, newer
@@ -123,7 +123,8 @@ def _current(store: Store) -> Hierarchy:
                 return h
         h = _rebuild(store, tree)
         _built[key] = _Built(h, version)
-        return h
+    memory.release()
+    return h
 
 
 def _rebuild(store: Store, tree: dict | None = None) -> Hierarchy:

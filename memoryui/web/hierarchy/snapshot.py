@@ -72,6 +72,12 @@ def wait_for_save(store: Store, timeout: float | None = None) -> None:
 
 def save(store: Store, h: Hierarchy, review_counts: dict[str, int]) -> None:
     """Write what the overview shows of `h` (atomically; a full disk keeps the old file)."""
+    rows = [h.global_memory, *(i for name in _LISTS for i in getattr(h, name))]
+    for s in h.scopes.values():
+        rows += [s.memory, s.scratchpad, s.newest_daily]
+    lasts = [h.last_raw, *(s.last_raw for s in h.scopes.values()),
+             *(i.last_raw for i in rows if i is not None)]
+    store.tree_model.read_commits(getattr(c, "sha", "") for c in lasts if c)
     data = {
         "format": FORMAT, "layout": store.layout.key, "saved_at": time.time(),
         "files": h.file_count, "size": h.size, "last": _last(h.last_raw),

@@ -50,6 +50,10 @@ def test_a_prefix_as_you_type_renders_as_a_prefix_query():
     assert parse_query("deploy escal", prefix_last=True) == '("deploy" AND "escal"*)'
     assert parse_query("deploy escal") == '("deploy" AND "escal")'
     assert parse_query("deploy a", prefix_last=True) == '("deploy" AND "a")'
+    # two letters as you type stay exact (as prefixes they match nearly every file) ...
+    assert parse_query("deploy re", prefix_last=True) == '("deploy" AND "re")'
+    assert parse_query("deploy rea", prefix_last=True) == '("deploy" AND "rea"*)'
+    assert parse_query("deploy re*", prefix_last=True) == '("deploy" AND "re"*)'  # ... unless asked
     assert parse_query('deploy "on call"', prefix_last=True) == '("deploy" AND "on call")'
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from urllib.parse import urlsplit
 
 from memoryui.store import Kind
@@ -164,6 +164,11 @@ class PostgresSearchIndex(IndexBase):
         self.drain()
         return {p: (s, m) for p, s, m in self._conn().execute(
             "SELECT path, size, mtime_ns FROM memoryui_fts_files")}
+
+    def _stamps(self, paths: Sequence[str]) -> dict[str, tuple[int, int]]:
+        return {p: (s, m) for p, s, m in self._conn().execute(
+            "SELECT path, size, mtime_ns FROM memoryui_fts_files WHERE path = ANY(%s)",
+            (list(paths),))}
 
     @staticmethod
     def _where(filters: Filters, params: list) -> str:

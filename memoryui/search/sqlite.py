@@ -11,7 +11,7 @@ import datetime as dt
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from memoryui.store import StoreError
@@ -244,6 +244,15 @@ class SearchIndex(IndexBase):
         self.drain()
         return {p: (s, m) for p, s, m in
                 self._conn().execute("SELECT path, size, mtime_ns FROM files")}
+
+    def _stamps(self, paths: Sequence[str]) -> dict[str, tuple[int, int]]:
+        out, conn = {}, self._conn()
+        for i in range(0, len(paths), 500):  # SQLite's bound-parameter limit
+            chunk = paths[i:i + 500]
+            out.update((p, (s, m)) for p, s, m in conn.execute(
+                "SELECT path, size, mtime_ns FROM files WHERE path IN "
+                f"({', '.join('?' * len(chunk))})", chunk))
+        return out
 
     def _date_range(self, filters: Filters) -> list[str] | None:
         """Date tokens for the filter, clamped to the dates the index holds (so a wide range

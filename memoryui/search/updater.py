@@ -77,6 +77,10 @@ class Updater:
         """path -> (size, stamp) as indexed."""
         raise NotImplementedError
 
+    def _stamps(self, paths: Sequence[str]) -> dict[str, tuple[int, int]]:
+        """path -> (size, stamp) as indexed, for these paths only (those indexed)."""
+        raise NotImplementedError
+
     # -- wiring to a store -----------------------------------------------------------------
     def attach(self, store: Store) -> None:
         """Follow a store: its writes update the index; a different workspace starts afresh."""
@@ -130,7 +134,7 @@ class Updater:
             with self._queue_lock:
                 changed, self._queue = self._queue, {}
                 exact, self._exact = self._exact, set()
-            return self._index_at(changed, exact=exact) if changed else 0
+            return self._index_at(changed, exact=exact, fresh=True) if changed else 0
 
     def _drain_quietly(self) -> None:
         try:
@@ -157,8 +161,15 @@ class Updater:
         return self._index_at({p: when for p in paths}, store)
 
     def _index_at(self, changed: dict[str, float | None], store: Store | None = None,
-                  exact: set[str] | frozenset[str] = frozenset()) -> int:
+                  exact: set[str] | frozenset[str] = frozenset(), fresh: bool = False) -> int:
+        """Index these files as they are now. `fresh`: skip a file whose size and stamp the
+        index already holds: every worker of a server drains the writes it served, and
+        when several wrote one daily log, the first to drain it has indexed them all (the
+        others re-tokenized the whole file, and FTS5 the old row to delete it, for nothing)."""
         docs, removed = read_docs(self._store(store), changed, exact)
+        if fresh and docs:
+            held = self._stamps([d.path for d in docs])
+            docs = [d for d in docs if held.get(d.path) != (d.size, d.mtime_ns)]
         self._write(docs, removed, {})
         return len(docs) + len(removed)
 

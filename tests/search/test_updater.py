@@ -391,3 +391,17 @@ def test_several_processes_update_one_index(store, index):
     res = index.search("concurrent", limit=100, catch_up=False)
     assert res.total == 45
     assert index.catch_up() == []  # every write was already indexed by its own process
+
+
+def test_a_change_another_worker_already_indexed_is_not_indexed_again(store, index):
+    """Every worker of a server drains the writes it served; when several wrote one daily
+    log, the first drain indexes the file as it is, and the others find it current."""
+    p = daily(store, "ops-bot", "2026-11-20", ("09:00", "rolled back payments"))
+    index.drain()
+    index.enqueue([p], time.time())  # the same write, as another worker's queue holds it
+    assert index.drain() == 0
+    assert paths(index.search("rolled back")) == [p]
+    store.append(p, "- 09:30 paged kestrel\n", actor=BOT, tool="remember")
+    assert index.drain() == 1  # a new version is indexed
+    assert paths(index.search("kestrel")) == [p]
+    assert paths(index.search("rolled back")) == [p]

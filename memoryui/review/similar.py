@@ -59,20 +59,20 @@ def threshold() -> int:
     return max(0, min(100, value))
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)
 def normalise(text: str) -> str:
     """The words of a text that carry its fact: lower case, numbers masked as '#'."""
     text = _IDENT.sub(lambda m: f"{m[1]}{m[2]}" if m[1] else f"no{m[3]}", text.lower())
     return " ".join(_WORD.findall(_MASK.sub(" # ", text)))
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=8192)
 def _wordset(norm: str) -> frozenset[str]:
     """Distinct words of a normalised text, masked numbers not counted."""
     return frozenset(norm.split()) - {"#"}
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=8192)
 def _idents(words: frozenset[str]) -> frozenset[str]:
     """The identifiers among a text's words: letters and digits together (inc6, db7)."""
     return frozenset(w for w in words if not w.isalpha() and not w.isdigit())

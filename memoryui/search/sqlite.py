@@ -161,7 +161,9 @@ class SearchIndex(IndexBase):
             conn.execute("PRAGMA busy_timeout=15000")
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA cache_size=-32000")
+            # 8 MB a connection (one per thread: 16 of 32 MB each made a searched worker
+            # 100 MB larger); queries on 200k files took no longer than with 32 MB
+            conn.execute("PRAGMA cache_size=-8000")
             self._local.conn, self._local.pid = conn, os.getpid()
         return conn
 

@@ -312,13 +312,18 @@ class TreeModel:
             with self._lock:
                 if since != self._last_head:  # reset meanwhile (a saved map was loaded)
                     return
-                merged = dict(self._last) if since else {}
-                merged.update(fresh)
+                if since:
+                    merged = dict(self._last)
+                    merged.update(fresh)
+                else:  # the whole history: taken as it is, not copied (10 MB at 200k)
+                    merged = fresh
                 self._last, self._last_head = merged, head
-                self.touch(*fresh)  # other processes' commits: re-stat these
-                if since is None:
+                if since is None:  # listed again, whole
                     self._tree = None
                     self._reset_at = self.version = self.version + 1
+                    self._notify()
+                else:
+                    self.touch(*fresh)  # other processes' commits: re-stat these
                 self._save(force=since is None)
             if since is None:
                 del fresh

@@ -121,6 +121,10 @@ def _current(store: Store) -> Hierarchy:
                 h.checking, h.history_pending = model.checking, model.history_pending
                 _built[key] = _Built(h, version)
                 return h
+        # A full build: the old hierarchy goes first (while no page holds it, its 200k
+        # items are freed before the new ones are made, not kept beside them)
+        _built.pop(key, None)
+        prev = None
         h = _rebuild(store, tree)
         _built[key] = _Built(h, version)
     memory.release()

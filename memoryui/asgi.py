@@ -19,8 +19,10 @@ from django.conf import settings  # noqa: E402 - after setup, like everything be
 
 from memoryui.api.mcp import MCPEndpoint  # noqa: E402
 from memoryui.handler import ThreadedHandler  # noqa: E402
+from memoryui.store import memory  # noqa: E402
 from memoryui.workspace import start_sync_thread  # noqa: E402
 
+memory.tune()
 django_app = ThreadedHandler(settings.MEMORYUI_THREADS)
 
 MCP_PATHS = ("/mcp", "/mcp/")

@@ -2,9 +2,11 @@
 
 Listing 200k files, grouping them for the overview or indexing them for search allocates
 and frees hundreds of MB of temporaries; glibc keeps what was freed inside its heaps, so a
-worker's resident size stayed at its peak. `malloc_trim` returns the free pages (about
-15 MB after an overview build, 60 MB after a search index build, at 200k files). Elsewhere
-than glibc it does nothing.
+worker's resident size stayed at its peak. `release` (malloc_trim) returns the free pages
+after such a pass; `tune` (for servers) keeps blocks of 256 KB and more out of the heaps
+altogether: glibc raises its mmap threshold each time such a block is freed, up to 32 MB,
+after which the history read's megabyte buffers landed in the heap and their pages stayed
+(15 MB of a worker's first start on 200k files). Elsewhere than glibc both do nothing.
 """
 
 from __future__ import annotations
@@ -12,8 +14,19 @@ from __future__ import annotations
 import ctypes
 import threading
 
+M_MMAP_THRESHOLD = -3  # mallopt's parameter
+MMAP_THRESHOLD = 256 * 1024
+
 _trim = None
 _lock = threading.Lock()
+
+
+def tune() -> None:
+    """A fixed mmap threshold (which also turns glibc's moving one off)."""
+    try:
+        ctypes.CDLL("libc.so.6").mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)
+    except (OSError, AttributeError):
+        pass
 
 
 def release() -> None:

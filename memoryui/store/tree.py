@@ -477,33 +477,51 @@ class TreeModel:
 
     def _restat(self, old: dict[str, FileInfo], last: dict[str, LastChange]
                 ) -> dict[str, FileInfo]:
+        """The tree with the dirty paths looked at again: a new dict when one changed (200k
+        entries copied: 5 ms), the same one when none did (the watcher's echo of a write
+        this process already took in)."""
         with self._dirty_lock:
             dirty, self._dirty = self._dirty, set()
-        tree = dict(old)
+        tree: dict[str, FileInfo] | None = None  # copied at the first real change
+
+        def mutable() -> dict[str, FileInfo]:
+            nonlocal tree
+            if tree is None:
+                tree = dict(old)
+            return tree
+
         changed: list[str] = []
         for p in dirty:
             if not p or any(walk.hidden(part) for part in p.split("/")):
                 continue
             entry = listing.entry_for(self.root, p)
+            now = old if tree is None else tree
             if entry is not None:
-                tree[p] = FileInfo(p, entry.size, entry.mtime, last.get(p))
+                change, held = last.get(p), now.get(p)
+                if held is not None and (held.size, held.mtime) == (entry.size, entry.mtime) \
+                        and held.last is change:
+                    continue
+                mutable()[p] = FileInfo(p, entry.size, entry.mtime, change)
                 changed.append(p)
                 continue
-            if tree.pop(p, None) is not None:
+            if p in now:
+                mutable().pop(p)
                 changed.append(p)
                 continue
             # Not a file: a folder that appeared, moved or went away (a watcher reports
             # the folder alone). Re-list what is below it.
             prefix = p + "/"
-            below = [q for q in tree if q.startswith(prefix)]
-            for q in below:
-                tree.pop(q)
+            below = [q for q in now if q.startswith(prefix)]
             found = {e.path: e for e in walk.walk(self.root, p)}
-            for q, e in found.items():
-                tree[q] = FileInfo(q, e.size, e.mtime, last.get(q))
-            changed.extend(set(below) | set(found))
+            if below or found:
+                t = mutable()
+                for q in below:
+                    t.pop(q)
+                for q, e in found.items():
+                    t[q] = FileInfo(q, e.size, e.mtime, last.get(q))
+                changed.extend(set(below) | set(found))
         self._changed(changed)
-        return tree
+        return old if tree is None else tree
 
     def _changed(self, paths: Iterable[str]) -> None:
         paths = list(paths)

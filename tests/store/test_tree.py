@@ -296,3 +296,18 @@ def test_a_write_never_waits_for_a_page_reading_the_tree(seeded: Store) -> None:
         release.set()
         reader.join(60)
     assert seeded.tree()[MEM].size == len("# Memory\n\n- new\n")
+
+
+def test_a_path_reported_again_unchanged_leaves_the_tree_as_it_is(seeded: Store) -> None:
+    """The watcher's echo of a write this process already took in costs no copy of the
+    tree (200k entries at huge) and no new version; a real change after it still shows."""
+    model = seeded.tree_model
+    seeded.append(DAY, "- 10:00 paged\n", actor=BOT, tool="remember")
+    before, version = seeded.tree(), model.version
+    model.touch(DAY, MEM)  # reported again, nothing different on disk
+    assert seeded.tree() is before and model.version == version
+    (seeded.root / DAY).write_text("edited outside\n")
+    model.touch(DAY)
+    after = seeded.tree()
+    assert after is not before and after[DAY].size == len("edited outside\n")
+    assert shown(seeded) == on_disk(seeded.root)

@@ -406,8 +406,7 @@ def commit_summaries(root: Path, shas: Iterable[str]) -> dict[str, dict]:
                   check=False)
     out: dict[str, dict] = {}
     pos = 0
-    while pos < len(raw):
-        end = raw.index(b"\n", pos)
+    while (end := raw.find(b"\n", pos)) >= 0:  # a cut-short reply ends the reading
         head = raw[pos:end].split()
         pos = end + 1
         if len(head) != 3:  # "<sha> missing" (or ambiguous)

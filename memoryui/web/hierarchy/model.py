@@ -387,13 +387,22 @@ def newer(a: object, b: object) -> bool:
     the answer never depends on the order files are looked at."""
     if not a:
         return False
-    return not b or _stamp(a) > _stamp(b)
+    if not b:
+        return True
+    ta, tb = _time(a), _time(b)
+    if ta != tb:  # the sha (hex made from bytes for a LastChange) only for a tie
+        return ta > tb
+    return _sha(a) > _sha(b)
 
 
-def _stamp(c: object) -> tuple:
-    """(time, sha) of a LastChange (attributes: 400k calls a build of 200k files) or a dict."""
+def _time(c: object) -> int:
+    """A LastChange's time (an attribute: 400k calls a build of 200k files) or a dict's."""
     t = getattr(c, "time", None)
-    return (t, c.sha) if t is not None else (c["time"], c["sha"])  # type: ignore[attr-defined,index]
+    return t if t is not None else c["time"]  # type: ignore[index]
+
+
+def _sha(c: object) -> str:
+    return c["sha"] if isinstance(c, dict) else c.sha  # type: ignore[attr-defined]
 
 
 def new_item(store: Store, path: str, addr: object, size: int, mtime: float,

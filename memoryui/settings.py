@@ -80,6 +80,9 @@ MEMORYUI_LAYOUT = os.environ.get("MEMORYUI_LAYOUT", "duragent")
 # before each write returns). The one default for `serve`, the tests' servers and any ASGI
 # server; UI edits always commit at once.
 MEMORYUI_COMMIT_DELAY = float(_env_number("MEMORYUI_COMMIT_DELAY", "0.2", float))
+# Set by `serve` for its workers, not by hand: the pid of its supervisor, whose thread makes
+# those commits (a worker only stands in when it is gone). Unset: each process ticks itself.
+MEMORYUI_COMMIT_HOST = int(_env_number("MEMORYUI_COMMIT_HOST", "0", int)) or None
 # Notice files changed outside memoryui with the file system's notifications (inotify via
 # watchfiles). 0: re-check with `git status` at most every 60 s, when a page asks.
 MEMORYUI_WATCH = os.environ.get("MEMORYUI_WATCH", "1").strip().lower() not in ("0", "false", "no", "off")

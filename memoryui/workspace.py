@@ -33,6 +33,7 @@ def get_store() -> Store:
                     _store.tree_model.close()  # its watcher: one per served workspace
                 _store = Store(settings.MEMORYUI_WORKSPACE, settings.MEMORYUI_LAYOUT,
                                commit_delay=settings.MEMORYUI_COMMIT_DELAY,
+                               commit_host=settings.MEMORYUI_COMMIT_HOST,
                                watch=settings.MEMORYUI_WATCH,
                                secrets=settings.MEMORYUI_SECRETS)
                 _attach_index(_store)

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("memoryui.search")
 
 DRAIN_EVERY = 0.3  # seconds between background drains of the write queue
+HOSTED_QUEUE = 1000  # paths a hosted worker keeps queued before it drains them itself
 READ_AHEAD = 8  # batches of READ_BATCH files a rebuild reads ahead of the index writer
 READ_BATCH = 256
 T = TypeVar("T")
@@ -119,10 +120,19 @@ class Updater:
             if not self._drain_at_exit:
                 self._drain_at_exit = True
                 atexit.register(self._drain_quietly)
+            if self._hosted() and len(self._queue) < HOSTED_QUEUE:
+                # The process that commits these writes indexes them as it commits them
+                # (Store.host_commits); a search here drains this queue first, and finds
+                # them indexed already.
+                return
             if self._drainer is None or not self._drainer.is_alive():
                 self._drainer = threading.Thread(target=self._drain_loop, daemon=True,
                                                  name="memoryui-search-indexer")
                 self._drainer.start()
+
+    def _hosted(self) -> bool:
+        store = self.store
+        return store is not None and store.hosted
 
     def drain(self) -> int:
         """Index every queued path now.

@@ -71,11 +71,14 @@ class Store:
 
     `commit_delay=0` commits before each write returns; a positive delay lets a
     background thread group writes into commits every `commit_delay` seconds (what the
-    server uses for agent traffic), while `flush()` forces a commit at once.
+    server uses for agent traffic), while `flush()` forces a commit at once. `commit_host`:
+    the pid of the process whose thread makes those commits (serve's supervisor; see
+    committer.py); this store then only stands in for it.
     """
 
     def __init__(self, root: str | os.PathLike[str], layout: str | Layout = "duragent",
-                 *, commit_delay: float = 0.0, watch: bool = False, secrets: str = "block"):
+                 *, commit_delay: float = 0.0, commit_host: int | None = None,
+                 watch: bool = False, secrets: str = "block"):
         self.root = Path(root).resolve()
         self.layout = get_layout(layout)
         self.git = GitRepo(self.root)
@@ -83,7 +86,7 @@ class Store:
         self.secrets = Guard(Path(self.git.repo.path), secrets,
                              ProcessLock(self.git.state_dir / "secrets.lock"))
         self.commit_delay = commit_delay
-        self.committer = Committer(self.git, commit_delay)
+        self.committer = Committer(self.git, commit_delay, commit_host)
         self._stop = self.committer.stop  # set it to end deferred commits (a dying process)
         # watch=True: a file-system watcher notices edits made outside memoryui (servers);
         # without it, `git status` re-checks every TREE_TTL seconds when a page asks.
@@ -243,15 +246,16 @@ class Store:
                 machine = actor.kind == "agent" or any(k == "Memoryui-Token" for k, *_ in trailers)
                 added = self.secrets.check(path, old, new, "agent" if machine else actor.kind,
                                            SecretFound)
-                # The blob first: a full disk then fails before the file is touched.
-                blob = self.git.create_blob(data)
+                # Its blob is made when it is committed (gitrepo.Record.data); a full disk
+                # fails the write of the temporary file, before the file is touched.
+                blob = self.git.blob_id(data)
                 try:
                     atomic_write(full, data, sync_folder=False)  # synced below, unlocked
                 except (NotADirectoryError, FileExistsError):
                     raise InvalidName(f"invalid path {path!r}: a file stands where a folder "
                                       "is needed") from None
             rec = Record(path, blob, actor, tool, message, [tuple(t) for t in trailers],
-                         time=when or 0.0)
+                         time=when or 0.0, data=data)
             self.git.record(rec)
             self._touch(path)
             self.secrets.written(path, old, None if data is None else new, added)
@@ -373,11 +377,27 @@ class Store:
         writes); listeners then need not ask git (which means catching up with every commit).
         """
         self.tree_model.touch(*paths)
+        self._tell(paths, when)
+
+    def host_commits(self) -> None:
+        """Make the grouped commits of every process on this workspace from this one (serve's
+        supervisor, whose workers get its pid as `commit_host`): tick from now on, and tell
+        the listeners what each tick commits, so its search index indexes them here rather
+        than in a worker, where indexing held up the requests (see committer.py)."""
+        self.git.on_commit = self._tell
+        self.committer.start()
+
+    def _tell(self, paths: list[str], when: float | None) -> None:
         for listener in list(self.listeners):
             try:
                 listener(paths, when)
             except Exception:  # noqa: BLE001
                 log.exception("change listener failed for %s", paths[:3])
+
+    @property
+    def hosted(self) -> bool:
+        """Another process commits (and indexes) this one's deferred writes."""
+        return self.committer.hosted
 
     def _touch(self, *paths: str) -> None:
         """Mark paths this process changed, so the cached tree re-stats just those."""

@@ -50,9 +50,14 @@ class Command(BaseCommand):
         from memoryui.workspace import get_store
 
         try:
-            get_store()  # with MEMORYUI_REMOTE: clones an empty workspace, or checks it relates
-        except SyncError as exc:
+            store = get_store()  # with MEMORYUI_REMOTE: clones an empty workspace, or checks
+        except SyncError as exc:  # it relates
             raise CommandError(str(exc)) from None
+        if int(opts["workers"]) > 1 and delay > 0:
+            # This process only supervises the workers: its thread makes the grouped commits
+            # and indexes them, so neither holds a worker's GIL while it answers requests.
+            os.environ["MEMORYUI_COMMIT_HOST"] = str(os.getpid())
+            store.host_commits()
         self.stdout.write(f"memoryui serving {settings.MEMORYUI_WORKSPACE} "
                           f"({settings.MEMORYUI_LAYOUT} layout) at http://{opts['bind']}/")
         self.stdout.flush()

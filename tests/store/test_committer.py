@@ -1,0 +1,109 @@
+"""Who commits deferred writes: the process itself, or the host a server gives its workers
+(serve's supervisor), and the blobs a commit makes from journaled content."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pygit2
+import pytest
+
+from memoryui.store import Actor, Store
+from memoryui.store.gitrepo import Record
+
+MEM = "agents/a/memory/MEMORY.md"
+LOG = "agents/a/memory/daily/2026-11-24.md"
+DEADLINE = 120  # bounds a hang only: CI is a loaded 2-core machine
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def wait_for(condition, what: str) -> None:
+    deadline = time.monotonic() + DEADLINE
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)
+
+
+def test_each_commit_keeps_its_authors_version_and_only_kept_versions_get_blobs(
+        tmp_path: Path) -> None:
+    store = Store(tmp_path / "ws", commit_delay=60)  # nothing commits by itself
+    a, b = Actor.agent("a"), Actor.agent("b")
+    store.write(MEM, "one\n", actor=a, tool="reflect")
+    store.write(MEM, "one two\n", actor=a, tool="reflect")  # same author: one commit
+    store.write(MEM, "one two three\n", actor=b, tool="reflect")
+    store.write(MEM, "four\n", actor=a, tool="reflect")
+    store.flush()
+    shas = git(store.root, "log", "--format=%H %an", "--", MEM).splitlines()
+    assert [line.split()[1] for line in shas] == ["a", "b", "a"]
+    versions = [git(store.root, "show", f"{line.split()[0]}:{MEM}") for line in shas]
+    assert versions == ["four\n", "one two three\n", "one two\n"]
+    # "one\n" was replaced before any commit kept it: no object was ever written for it.
+    assert pygit2.hash(b"one\n") not in store.git.repo.odb
+    assert git(store.root, "status", "--porcelain") == ""
+    store.close()
+
+
+def test_a_journal_line_whose_content_does_not_match_its_id_is_never_committed(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    store = Store(tmp_path / "ws")
+    store.write(MEM, "good\n", actor=Actor.agent("a"), tool="reflect")
+    (store.root / MEM).write_text("on disk\n")
+    rec = Record(MEM, str(pygit2.hash(b"claimed\n")), Actor.agent("a"), "reflect",
+                 id="x1", data=b"tampered\n")
+    (store.git.state_dir / "batch-00000000000000000001-1.jsonl").write_bytes(rec.to_json())
+    head = store.head()
+    with caplog.at_level(logging.ERROR, logger="memoryui.store"):
+        store.flush()
+    assert "does not match its id" in caplog.text
+    assert store.head() == head  # nothing else to commit: history is untouched
+    assert [e.path for e in store.pending()] == [MEM]  # the file shows as changed instead
+    store.close()
+
+
+def test_a_hosted_store_leaves_commits_and_their_indexing_to_its_host(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    host = Store(root, commit_delay=0.05)
+    heard: list[tuple[list[str], float | None]] = []
+    host.listeners.append(lambda paths, when: heard.append((list(paths), when)))
+    host.host_commits()
+    worker = Store(root, commit_delay=0.05, commit_host=os.getpid())
+    assert worker.hosted and not host.hosted
+    worker.append(LOG, "\n## 09:00\n\nfrom the worker\n", header="# 2026-11-24\n",
+                  actor=Actor.agent("a"), tool="remember")
+    wait_for(lambda: any(LOG in paths for paths, _ in heard), "the host never committed it")
+    assert git(root, "log", "--format=%an %s", "-1").startswith("a ")
+    assert git(root, "show", f"HEAD:{LOG}") == "# 2026-11-24\n\n## 09:00\n\nfrom the worker\n"
+    committed = int(git(root, "log", "--format=%at", "-1"))
+    assert [when for paths, when in heard if LOG in paths] == [committed]
+    worker.close()
+    host.close()
+
+
+def test_a_hosted_store_commits_itself_once_its_host_is_gone(tmp_path: Path) -> None:
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    worker = Store(tmp_path / "ws", commit_delay=0.05, commit_host=gone.pid)
+    assert not worker.hosted
+    worker.write(MEM, "still committed\n", actor=Actor.agent("a"), tool="reflect")
+    wait_for(lambda: worker.head() is not None, "nobody committed the write")
+    assert git(worker.root, "show", f"HEAD:{MEM}") == "still committed\n"
+    worker.close()
+
+
+def test_a_hosted_store_stands_in_when_its_live_host_lets_writes_wait(tmp_path: Path) -> None:
+    """A host that is there but does not tick (stuck) must not leave writes uncommitted:
+    after STAND_IN_AFTER seconds of waiting writes and no tick, a worker commits them."""
+    worker = Store(tmp_path / "ws", commit_delay=0.05, commit_host=os.getpid())
+    worker.write(MEM, "waited\n", actor=Actor.agent("a"), tool="reflect")
+    assert worker.head() is None
+    wait_for(lambda: worker.head() is not None, "the stand-in never committed")
+    assert git(worker.root, "show", f"HEAD:{MEM}") == "waited\n"
+    worker.close()

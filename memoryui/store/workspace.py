@@ -12,6 +12,7 @@ import hashlib
 import logging
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,13 +110,16 @@ class Store:
     def abspath(self, path: str) -> Path:
         """Absolute path for a workspace path; refuses anything that could leave it."""
         names.validate_relpath(path)
-        full = self.root / path
-        cur = self.root
-        for part in path.split("/"):
-            cur = cur / part
-            if cur.is_symlink():
+        cur = str(self.root)
+        for part in path.split("/"):  # strings and lstat: pathlib was most of this per write
+            cur = f"{cur}/{part}"
+            try:
+                mode = os.lstat(cur).st_mode
+            except (FileNotFoundError, NotADirectoryError):
+                break  # nothing further down exists to be a link
+            if stat.S_ISLNK(mode):
                 raise InvalidName(f"invalid path {path!r}: it goes through a symbolic link")
-        return full
+        return self.root / path
 
     # -- reads ---------------------------------------------------------------
     def read_bytes(self, path: str) -> bytes | None:

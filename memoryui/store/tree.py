@@ -21,8 +21,9 @@ import binascii
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 
 import pygit2
@@ -30,12 +31,13 @@ import pygit2
 from . import history, lastmap, listing, memory, walk
 from .files import ProcessLock
 from .gitrepo import GitRepo
+from .layered import Layered
 from .layout import Layout
 
 log = logging.getLogger("memoryui.store")
 
 TREE_TTL = 60.0  # seconds between `git status` re-checks when no watcher runs
-LASTCHANGE_SAVE_EVERY = 30.0  # seconds between saves of the last-change cache file
+LASTCHANGE_SAVE_EVERY = 300.0  # seconds between saves of the last-change cache file
 SYNC_HISTORY_BELOW = 5_000  # files; smaller workspaces are listed and read at once
 CHANGE_LOG = 5_000  # changed paths remembered for consumers; older ones mean "rebuild"
 COMMIT_CACHE = 20_000  # commits whose author and subject are kept (for pages)
@@ -105,14 +107,14 @@ class TreeModel:
 
     def __init__(self, root: Path, layout: Layout, git: GitRepo, *, watch: bool = False):
         self.root, self.layout, self.git = root, layout, git
-        self._tree: dict[str, FileInfo] | None = None
+        self._tree: Layered[str, FileInfo] | None = None  # changed copy-on-write
         self._checked = 0.0  # time.monotonic() of the last `git status` check
         self._dirty: set[str] = set()
         # `touch` is called by writers holding the workspace's write lock: it takes only
         # this lock, never `_lock` (held while a page lists or re-states the tree).
         self._dirty_lock = threading.Lock()
         self._catch_up_lock = threading.Lock()  # one `git log` catch-up at a time
-        self._last: dict[str, LastChange] = {}
+        self._last: Mapping[str, LastChange] = {}  # a dict, or a Layered once changed
         self._last_head: str | None = None
         self._last_saved = time.monotonic()  # a map loaded or read in full was just saved
         self._saving = False
@@ -208,7 +210,7 @@ class TreeModel:
             self._commits.clear()
         self._commits.update(found)
 
-    def last_changes(self) -> dict[str, LastChange]:
+    def last_changes(self) -> Mapping[str, LastChange]:
         """path -> the last commit that touched it, kept current incrementally by HEAD.
 
         On a large repository without a saved map this returns at once with what is known
@@ -260,7 +262,7 @@ class TreeModel:
                         if self._tree is not None:  # fill in what the listing left empty
                             for p, info in self._tree.items():
                                 info.last = last.get(p)
-                            self._tree = dict(self._tree)
+                            self._tree = self._tree.copy()
                         self._changed(list(last))
             except Exception:  # noqa: BLE001 - the next request tries again
                 log.exception("reading the last change of every file failed")
@@ -312,11 +314,9 @@ class TreeModel:
             with self._lock:
                 if since != self._last_head:  # reset meanwhile (a saved map was loaded)
                     return
-                if since:
-                    merged = dict(self._last)
-                    merged.update(fresh)
-                else:  # the whole history: taken as it is, not copied (10 MB at 200k)
-                    merged = fresh
+                # Since a head: a new map on top of the old one's entries (layered.py); the
+                # whole history: taken as it is, not copied (10 MB at 200k).
+                merged = Layered.of(self._last).changed(fresh) if since else fresh
                 self._last, self._last_head = merged, head
                 if since is None:  # listed again, whole
                     self._tree = None
@@ -361,7 +361,7 @@ class TreeModel:
             return False
 
     # -- the tree -----------------------------------------------------------
-    def tree(self) -> dict[str, FileInfo]:
+    def tree(self) -> Mapping[str, FileInfo]:
         """Every file with size and last change (a changed tree is a new dict, so callers
         may cache by identity; `version` says what changed). Paths first listed are in
         byte order; paths added later are not: sort if you need order."""
@@ -381,13 +381,14 @@ class TreeModel:
                     self._dirty.clear()
                 entries = (listing.listing if small else listing.indexed)(
                     self.root, self.git.git_dir)
-                self._tree = tree = {}
+                tree = {}
                 for p, e in sorted(entries.items()):
                     change = last.get(p)
                     if change is not None:  # one string for the path in both maps (17 MB
                         p = change.path or p  # at 200k files)
                     tree[p] = FileInfo(p, e.size, e.mtime, change)
-                del entries
+                self._tree = Layered(tree)
+                del entries, tree
                 memory.release()
                 self._reset_at = self.version = self.version + 1
                 if small:
@@ -475,53 +476,58 @@ class TreeModel:
         self.touch(*(c.path for c in history.status(self.root)))
         self._checked = time.monotonic()
 
-    def _restat(self, old: dict[str, FileInfo], last: dict[str, LastChange]
-                ) -> dict[str, FileInfo]:
-        """The tree with the dirty paths looked at again: a new dict when one changed (200k
-        entries copied: 5 ms), the same one when none did (the watcher's echo of a write
-        this process already took in)."""
+    def _restat(self, old: Layered[str, FileInfo], last: Mapping[str, LastChange]
+                ) -> Layered[str, FileInfo]:
+        """The tree with the dirty paths looked at again: a new map when one changed (on
+        top of the old one's entries, `layered.py`), the same one when none did (the
+        watcher's echo of a write this process already took in)."""
         with self._dirty_lock:
             dirty, self._dirty = self._dirty, set()
-        tree: dict[str, FileInfo] | None = None  # copied at the first real change
+        put: dict[str, FileInfo] = {}
+        gone: set[str] = set()
 
-        def mutable() -> dict[str, FileInfo]:
-            nonlocal tree
-            if tree is None:
-                tree = dict(old)
-            return tree
+        def now(q: str) -> FileInfo | None:
+            if q in put:
+                return put[q]
+            return None if q in gone else old.get(q)
 
         changed: list[str] = []
         for p in dirty:
             if not p or any(walk.hidden(part) for part in p.split("/")):
                 continue
             entry = listing.entry_for(self.root, p)
-            now = old if tree is None else tree
+            held = now(p)
             if entry is not None:
-                change, held = last.get(p), now.get(p)
+                change = last.get(p)
                 if held is not None and (held.size, held.mtime) == (entry.size, entry.mtime) \
                         and held.last is change:
                     continue
-                mutable()[p] = FileInfo(p, entry.size, entry.mtime, change)
+                put[p] = FileInfo(p, entry.size, entry.mtime, change)
+                gone.discard(p)
                 changed.append(p)
                 continue
-            if p in now:
-                mutable().pop(p)
+            if held is not None:
+                put.pop(p, None)
+                gone.add(p)
                 changed.append(p)
                 continue
             # Not a file: a folder that appeared, moved or went away (a watcher reports
             # the folder alone). Re-list what is below it.
             prefix = p + "/"
-            below = [q for q in now if q.startswith(prefix)]
+            below = [q for q in dict.fromkeys(chain(old, put))
+                     if q.startswith(prefix) and now(q) is not None]
             found = {e.path: e for e in walk.walk(self.root, p)}
-            if below or found:
-                t = mutable()
-                for q in below:
-                    t.pop(q)
-                for q, e in found.items():
-                    t[q] = FileInfo(q, e.size, e.mtime, last.get(q))
-                changed.extend(set(below) | set(found))
+            for q in below:
+                put.pop(q, None)
+                gone.add(q)
+            for q, e in found.items():
+                put[q] = FileInfo(q, e.size, e.mtime, last.get(q))
+                gone.discard(q)
+            changed.extend(set(below) | set(found))
         self._changed(changed)
-        return old if tree is None else tree
+        if not put and not gone:
+            return old
+        return old.changed(put, gone)
 
     def _changed(self, paths: Iterable[str]) -> None:
         paths = list(paths)

@@ -13,7 +13,7 @@ import logging
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +29,13 @@ from .errors import Ambiguous, Conflict, InvalidName, NotFound, SecretFound, Too
 from .files import ProcessLock, atomic_write, disk_errors, fsync_dir, prune_empty_dirs
 from .gitrepo import MIN_COMMIT_ID, GitRepo, Record
 from .layout import Address, Kind, Layout, get_layout
-from .tree import LASTCHANGE_SAVE_EVERY, TREE_TTL, FileInfo, TreeModel  # noqa: F401 (re-exported)
+from .tree import (  # noqa: F401 (re-exported)
+    LASTCHANGE_SAVE_EVERY,
+    TREE_TTL,
+    FileInfo,
+    LastChange,
+    TreeModel,
+)
 
 log = logging.getLogger("memoryui.store")
 
@@ -578,7 +584,7 @@ class Store:
         return pending.discard_pending(self, paths)
 
     # -- tree with last-change facts (tree.py) -------------------------------------
-    def last_changes(self, *, complete: bool = False) -> dict[str, dict]:
+    def last_changes(self, *, complete: bool = False) -> Mapping[str, LastChange]:
         """path -> the last commit that touched it, kept current incrementally by HEAD.
 
         A large workspace seen for the first time has its map read in the background and
@@ -590,7 +596,7 @@ class Store:
             last = self.tree_model.last_changes()
         return last
 
-    def tree(self) -> dict[str, FileInfo]:
+    def tree(self) -> Mapping[str, FileInfo]:
         """Every file with size and last change, kept current without re-walking."""
         return self.tree_model.tree()
 

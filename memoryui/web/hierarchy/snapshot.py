@@ -28,7 +28,7 @@ from .model import Hierarchy, Item, ScopeSummary
 log = logging.getLogger("memoryui.web")
 
 FORMAT = 1
-SAVE_EVERY = 30.0  # seconds between saves of one workspace's overview
+SAVE_EVERY = 300.0  # seconds between saves of one workspace's overview
 _saved_at: dict[str, float] = {}  # workspace -> time.monotonic() of its last save
 _saving: dict[str, threading.Thread] = {}
 _lock = threading.Lock()

@@ -115,6 +115,26 @@ def test_the_review_column_counts_undecided_entries_and_links_to_them(client_as,
     assert text_of(row).split()[-1] == "0"
 
 
+def test_a_scope_row_shows_each_new_write_and_review_count(client_as, many):
+    """Rows are kept rendered between requests: a write to the scope must still show."""
+    c = client_as("viewer")
+
+    def row(html: str) -> str:
+        return re.search(r'href="/s/agent-011/">agent-011</a></th>(.*?)</tr>', html,
+                         re.S).group(1)
+
+    before = row(get(c, "?q=agent-011"))
+    assert 'href="/review/?scope=agent-011">1</a>' in before
+    assert row(get(c, "?q=agent-011")) == before  # unchanged: the same row
+    today = timezone.localdate().isoformat()
+    many.append(many.path_for(Kind.DAILY, name(11), today), "\n## 09:00\n\na new finding\n",
+                actor=Actor.agent(name(11)), tool="remember")
+    many.flush()
+    after = row(get(c, "?q=agent-011"))
+    assert 'href="/review/?scope=agent-011">2</a>' in after
+    assert after != before
+
+
 def test_sort_headers_flip_direction_and_keep_the_other_filters(client_as, many):
     html = get(client_as("viewer"), "?q=agent-0&wq=topic-1&sort=-size")
     assert 'aria-sort="descending"' in html

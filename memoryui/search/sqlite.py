@@ -161,9 +161,10 @@ class SearchIndex(IndexBase):
             conn.execute("PRAGMA busy_timeout=15000")
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
-            # 8 MB a connection (one per thread: 16 of 32 MB each made a searched worker
-            # 100 MB larger); queries on 200k files took no longer than with 32 MB
-            conn.execute("PRAGMA cache_size=-8000")
+            # 2 MB a connection: one per thread, and a worker's 16 pool threads each got
+            # one as they served searches (16 of 32 MB each made a searched worker 100 MB
+            # larger, of 8 MB still 60 MB); the pages are in the OS's cache anyway
+            conn.execute("PRAGMA cache_size=-2000")
             self._local.conn, self._local.pid = conn, os.getpid()
         return conn
 

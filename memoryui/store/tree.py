@@ -19,9 +19,6 @@ from __future__ import annotations
 
 import binascii
 import logging
-import os
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -258,11 +255,10 @@ class TreeModel:
                     with self._lock:
                         if self._load_saved():  # another worker read it meanwhile:
                             return  # the next last_changes() catches up from its head
-                    last, saved = self._read_history_apart(head)
+                    last = self._read_history(None, head)
                     with self._lock:
                         self._last, self._last_head = last, head
-                        if not saved:
-                            self._save(force=True)
+                        self._save(force=True)
                         if self._tree is not None:  # fill in what the listing left empty
                             for p, info in self._tree.items():
                                 info.last = last.get(p)
@@ -279,27 +275,6 @@ class TreeModel:
         self._history_thread = threading.Thread(target=work, name="memoryui-lastchange",
                                                 daemon=True)
         self._history_thread.start()
-
-    def _read_history_apart(self, head: str) -> tuple[dict[str, LastChange], bool]:
-        """The whole history's map, read by a child process that saves it (readhistory.py),
-        then loaded here; read here if that fails. True: the map is saved already."""
-        package_root = Path(__file__).resolve().parents[2]
-        env = {**os.environ,
-               "PYTHONPATH": os.pathsep.join(filter(None, [str(package_root),
-                                                           os.environ.get("PYTHONPATH")]))}
-        try:
-            subprocess.run([sys.executable, "-m", "memoryui.store.readhistory",
-                            str(self.root), head], check=True, capture_output=True, env=env)
-            saved = lastmap.load(self.git.state_dir,
-                                 lambda p, oid, t: LastChange(oid, t, self, p))
-            if saved is not None and saved[0] == head:
-                return saved[1], True
-            log.warning("the history read apart saved no map for %s; reading it here", head)
-        except (OSError, subprocess.CalledProcessError) as exc:
-            err = getattr(exc, "stderr", b"") or b""
-            log.warning("reading the history apart failed (%s %s); reading it here", exc,
-                        err.decode(errors="replace")[-500:])
-        return self._read_history(None, head), False
 
     def wait_for_history(self, timeout: float | None = None) -> None:
         """Block until the background last-change computation (if any) ends (tests, CLI)."""

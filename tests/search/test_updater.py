@@ -203,8 +203,8 @@ def test_a_rebuild_on_a_large_workspace_seen_first_waits_for_commit_times(tmp_pa
     # longer than reading the first files to index).
     gate = threading.Event()
     model = store.tree_model
-    read, wait = model._read_history_apart, model.wait_for_history
-    monkeypatch.setattr(model, "_read_history_apart", lambda *a: gate.wait() and read(*a))
+    read, wait = model._read_history, model.wait_for_history
+    monkeypatch.setattr(model, "_read_history", lambda *a: gate.wait() and read(*a))
     monkeypatch.setattr(model, "wait_for_history", lambda *a: gate.set() or wait(*a))
     assert model.last_changes() == {} and model.history_pending  # as after a first start
     # No catch-up before the search: it is the rebuild's own result that is looked at.

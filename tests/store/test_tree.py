@@ -222,24 +222,6 @@ def test_a_large_repository_reads_its_history_in_the_background(seeded: Store,
     assert again.tree()[MEM].last["actor"] == "agent:ops-bot"
 
 
-def test_the_whole_history_is_read_by_a_child_process_and_equals_reading_it_here(
-        seeded: Store, monkeypatch) -> None:
-    """The reading worker keeps no trace of the read: a child process reads and saves the
-    map; a child that cannot run leaves the worker reading it itself, with the same map."""
-    root = seeded.root
-    model = Store(root).tree_model
-    head = model.git.head()
-    here = {p: (c.sha, c.time) for p, c in model._read_history(None, head).items()}
-    (root / ".git/memoryui" / lastmap.FILE).unlink(missing_ok=True)
-    apart, saved = model._read_history_apart(head)
-    assert saved and (root / ".git/memoryui" / lastmap.FILE).exists()
-    assert {p: (c.sha, c.time) for p, c in apart.items()} == here
-    monkeypatch.setattr(tree.sys, "executable", str(root / "no-such-python"))
-    fallback, saved = model._read_history_apart(head)
-    assert not saved
-    assert {p: (c.sha, c.time) for p, c in fallback.items()} == here
-
-
 def test_the_workers_of_a_server_read_the_whole_history_once(seeded: Store,
                                                              monkeypatch) -> None:
     """Two workers starting on a repository seen for the first time: one reads every
@@ -249,14 +231,15 @@ def test_the_workers_of_a_server_read_the_whole_history_once(seeded: Store,
     monkeypatch.setattr(tree, "SYNC_HISTORY_BELOW", 0)
     full_reads = []
     both_started = threading.Event()
-    real = tree.TreeModel._read_history_apart
+    real = tree.history.last_changes
 
-    def counting(model, head):
-        full_reads.append(head)
-        both_started.wait(60)  # the first read lasts until the second worker started
-        return real(model, head)
+    def counting(root_, since, head):
+        if since is None:
+            full_reads.append(head)
+            both_started.wait(60)  # the first read lasts until the second worker started
+        return real(root_, since, head)
 
-    monkeypatch.setattr(tree.TreeModel, "_read_history_apart", counting)
+    monkeypatch.setattr(tree.history, "last_changes", counting)
     workers = [Store(root), Store(root)]
     for w in workers:
         w.tree()

@@ -31,7 +31,11 @@ if TYPE_CHECKING:
 log = logging.getLogger("memoryui.search")
 
 DRAIN_EVERY = 0.3  # seconds between background drains of the write queue
-HOSTED_QUEUE = 1000  # paths a hosted worker keeps queued before it drains them itself
+# ... in a worker whose agent writes serve's supervisor commits and indexes (Store.hosted):
+# by then the supervisor has indexed them, so they are skipped, not tokenized here again
+# (which held up the worker's requests); what the worker committed itself (a UI edit, a
+# sync) is indexed then. A search drains the queue first either way.
+DRAIN_EVERY_HOSTED = 2.0
 READ_AHEAD = 8  # batches of READ_BATCH files a rebuild reads ahead of the index writer
 READ_BATCH = 256
 T = TypeVar("T")
@@ -120,11 +124,6 @@ class Updater:
             if not self._drain_at_exit:
                 self._drain_at_exit = True
                 atexit.register(self._drain_quietly)
-            if self._hosted() and len(self._queue) < HOSTED_QUEUE:
-                # The process that commits these writes indexes them as it commits them
-                # (Store.host_commits); a search here drains this queue first, and finds
-                # them indexed already.
-                return
             if self._drainer is None or not self._drainer.is_alive():
                 self._drainer = threading.Thread(target=self._drain_loop, daemon=True,
                                                  name="memoryui-search-indexer")
@@ -154,7 +153,7 @@ class Updater:
 
     def _drain_loop(self) -> None:
         while True:
-            time.sleep(DRAIN_EVERY)
+            time.sleep(DRAIN_EVERY_HOSTED if self._hosted() else DRAIN_EVERY)
             with self._queue_lock:
                 if not self._queue:
                     self._drainer = None

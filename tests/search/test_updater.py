@@ -58,16 +58,17 @@ def test_deferred_commits_are_searchable_before_they_are_committed(tmp_path):
     s.close()
 
 
-def test_a_hosted_worker_indexes_its_writes_only_when_it_searches(tmp_path):
-    """Under `serve` the supervisor commits and indexes the workers' writes; a worker keeps
-    no indexing thread of its own, yet a search it serves right after a write finds it."""
+def test_a_hosted_worker_finds_its_own_write_before_its_host_committed_it(tmp_path):
+    """Under `serve` the supervisor commits and indexes the workers' agent writes, and a
+    worker drains its own queue only every 2 s; a search it serves right after a write
+    drains first and finds it (nothing is committed yet: the host never ticks here)."""
     s = Store(tmp_path / "ws", commit_delay=30, commit_host=os.getpid())
-    idx = SearchIndex(tmp_path / "s.db", catch_up_interval=0)
+    idx = SearchIndex(tmp_path / "s.db", catch_up_interval=3600)
     idx.attach(s)
     path = s.path_for("note", "ops-bot", "quick")
     s.write(path, "lightning fast\n", actor=BOT, tool="test")
-    assert idx._drainer is None  # nothing indexes in the background here
-    assert paths(idx.search("lightning")) == [path]
+    assert s.head() is None
+    assert paths(idx.search("lightning", catch_up=False)) == [path]  # the drain found it
     s.close()
 
 

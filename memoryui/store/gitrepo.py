@@ -490,9 +490,11 @@ class GitRepo:
         ~8x faster. In the background it runs at the lowest CPU priority (`nice`).
         """
         graph = "git commit-graph write --reachable --changed-paths --split"
+        # Reflog entries expire as `git gc` expired them (90 days; 30 for unreachable ones):
+        # every tick that commits appends one, up to five a second under agent traffic.
         script = (f'n=$(git count-objects | cut -d" " -f1); '
-                  f'[ "$n" -gt {self.loose_object_limit} ] && git repack --geometric=2 -d -q; '
-                  f'{graph}')
+                  f'[ "$n" -gt {self.loose_object_limit} ] && {{ git repack --geometric=2 -d -q; '
+                  f'git reflog expire --all; }}; {graph}')
         env = {**os.environ, **GIT_ENV}
         if background:
             # kept so tests (and commands) can wait for it; a server never does

@@ -215,8 +215,15 @@ def test_housekeeping_packs_loose_objects_and_writes_the_commit_graph(store: Sto
                     tool="t")
     loose_before = int(git(store.root, "count-objects").split()[0])
     assert loose_before > 20
+    reflog = store.root / ".git/logs/refs/heads/main"
+    lines = reflog.read_text().splitlines()
+    first = lines[0].split(" ")[1]  # an entry before the branch's first, dated 2001
+    reflog.write_text(f"{'0' * 40} {first} a <a@b> 1000000000 +0000\tolder than 90 days\n"
+                      + "\n".join(lines) + "\n")
     store.git.maintain(background=False)
     assert int(git(store.root, "count-objects").split()[0]) < loose_before
+    kept = reflog.read_text()
+    assert "older than 90 days" not in kept and kept.count("\n") == len(lines)
     graphs = list((store.root / ".git/objects/info").glob("commit-graph*/*.graph"))
     graphs += list((store.root / ".git/objects/info").glob("commit-graph"))
     assert any(b"BIDX" in g.read_bytes() for g in graphs), "Bloom filters for path logs"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import subprocess
-import time
+import threading
 from pathlib import Path
 
 import pygit2
@@ -25,11 +25,11 @@ def git(root: Path, *args: str) -> str:
                           check=True).stdout
 
 
-def wait_for(condition, what: str) -> None:
-    deadline = time.monotonic() + DEADLINE
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.02)
+def committed(store: Store) -> threading.Event:
+    """Set when a flush of `store`'s own makes a commit (its ticks included)."""
+    done = threading.Event()
+    store.git.on_commit = lambda _paths, _when: done.set()
+    return done
 
 
 def test_each_commit_keeps_its_authors_version_and_only_kept_versions_get_blobs(
@@ -72,13 +72,14 @@ def test_a_hosted_store_leaves_commits_and_their_indexing_to_its_host(tmp_path: 
     root = tmp_path / "ws"
     host = Store(root, commit_delay=0.05)
     heard: list[tuple[list[str], float | None]] = []
-    host.listeners.append(lambda paths, when: heard.append((list(paths), when)))
+    done = threading.Event()
+    host.listeners.append(lambda paths, when: (heard.append((list(paths), when)), done.set()))
     host.host_commits()
     worker = Store(root, commit_delay=0.05, commit_host=os.getpid())
     assert worker.hosted and not host.hosted
     worker.append(LOG, "\n## 09:00\n\nfrom the worker\n", header="# 2026-11-24\n",
                   actor=Actor.agent("a"), tool="remember")
-    wait_for(lambda: any(LOG in paths for paths, _ in heard), "the host never committed it")
+    assert done.wait(DEADLINE), "the host never committed it"
     assert git(root, "log", "--format=%an %s", "-1").startswith("a ")
     assert git(root, "show", f"HEAD:{LOG}") == "# 2026-11-24\n\n## 09:00\n\nfrom the worker\n"
     committed = int(git(root, "log", "--format=%at", "-1"))
@@ -92,8 +93,9 @@ def test_a_hosted_store_commits_itself_once_its_host_is_gone(tmp_path: Path) -> 
     gone.wait()
     worker = Store(tmp_path / "ws", commit_delay=0.05, commit_host=gone.pid)
     assert not worker.hosted
+    done = committed(worker)
     worker.write(MEM, "still committed\n", actor=Actor.agent("a"), tool="reflect")
-    wait_for(lambda: worker.head() is not None, "nobody committed the write")
+    assert done.wait(DEADLINE), "nobody committed the write"
     assert git(worker.root, "show", f"HEAD:{MEM}") == "still committed\n"
     worker.close()
 
@@ -102,8 +104,9 @@ def test_a_hosted_store_stands_in_when_its_live_host_lets_writes_wait(tmp_path: 
     """A host that is there but does not tick (stuck) must not leave writes uncommitted:
     after STAND_IN_AFTER seconds of waiting writes and no tick, a worker commits them."""
     worker = Store(tmp_path / "ws", commit_delay=0.05, commit_host=os.getpid())
+    done = committed(worker)
     worker.write(MEM, "waited\n", actor=Actor.agent("a"), tool="reflect")
     assert worker.head() is None
-    wait_for(lambda: worker.head() is not None, "the stand-in never committed")
+    assert done.wait(DEADLINE), "the stand-in never committed"
     assert git(worker.root, "show", f"HEAD:{MEM}") == "waited\n"
     worker.close()

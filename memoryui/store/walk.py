@@ -97,11 +97,12 @@ def subfolders(root: Path | str, prefix: str = "") -> list[str]:
 
 
 def link_in_path(root: Path | str, path: str) -> str | None:
-    """The first component of `path` that is a symbolic link, or None."""
-    cur = Path(root)
+    """The first component of `path` that is a symbolic link, or None (strings, not
+    pathlib: every write asks, and pathlib was most of the cost)."""
+    cur = str(root)
     parts = path.split("/")
     for i, part in enumerate(parts):
-        cur = cur / part
+        cur = f"{cur}/{part}"
         try:
             if stat.S_ISLNK(os.lstat(cur).st_mode):
                 return "/".join(parts[: i + 1])

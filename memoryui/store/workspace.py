@@ -12,7 +12,6 @@ import hashlib
 import logging
 import os
 import re
-import stat
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,15 +115,8 @@ class Store:
     def abspath(self, path: str) -> Path:
         """Absolute path for a workspace path; refuses anything that could leave it."""
         names.validate_relpath(path)
-        cur = str(self.root)
-        for part in path.split("/"):  # strings and lstat: pathlib was most of this per write
-            cur = f"{cur}/{part}"
-            try:
-                mode = os.lstat(cur).st_mode
-            except (FileNotFoundError, NotADirectoryError):
-                break  # nothing further down exists to be a link
-            if stat.S_ISLNK(mode):
-                raise InvalidName(f"invalid path {path!r}: it goes through a symbolic link")
+        if walk.link_in_path(self.root, path) is not None:
+            raise InvalidName(f"invalid path {path!r}: it goes through a symbolic link")
         return self.root / path
 
     # -- reads ---------------------------------------------------------------

@@ -75,7 +75,11 @@ class Record:
     `data`, when set, is the file's new content and `blob` only its id: the blob is made
     when the record is committed, and only for versions a commit keeps (the last of a path
     in each commit). Making a loose object per write (a temporary file created and renamed
-    in .git/objects) was a third of an agent's write's CPU.
+    in .git/objects) was a third of an agent's write's CPU. With `base` set, `data` is only
+    what the write appended to the path's previous version of `base` bytes (a daily log's
+    entry): the whole content rewritten into the journal at every append made each write
+    cost the size of its file twice more (120 KB a `remember` late in a busy day), and the
+    commit tick parse megabytes of JSON (see `_rebuild`).
     """
 
     path: str
@@ -87,6 +91,7 @@ class Record:
     time: float = 0.0
     id: str = ""
     data: bytes | None = field(default=None, repr=False)
+    base: int | None = None  # set: `data` was appended to a previous version this long
 
     def to_json(self) -> bytes:
         d = {"id": self.id, "path": self.path, "blob": self.blob, "actor": self.actor.as_dict(),
@@ -94,6 +99,8 @@ class Record:
              "time": self.time}
         if self.data is not None:
             d["data"] = self.data.decode("utf-8", "surrogateescape")
+            if self.base is not None:
+                d["base"] = self.base
         return (json.dumps(d, ensure_ascii=False) + "\n").encode("utf-8", "surrogateescape")
 
     @classmethod
@@ -102,7 +109,8 @@ class Record:
         data = d.get("data")
         return cls(d["path"], d["blob"], Actor.from_dict(d["actor"]), d["tool"], d["message"],
                    [tuple(t) for t in d["trailers"]], d["time"], d["id"],
-                   None if data is None else data.encode("utf-8", "surrogateescape"))
+                   None if data is None else data.encode("utf-8", "surrogateescape"),
+                   d.get("base"))
 
     @property
     def group_key(self) -> tuple:
@@ -341,15 +349,14 @@ class GitRepo:
             committed = {p for p, b in final.items() if self.blob_at(base_tree, p) == b}
             records = [r for r in records if r.path not in committed]
         groups = _group(records)
+        keeps = [{r.path: r for r in group} for group in groups]  # the last of a path in each
+        contents = self._rebuild(records, {r.id for kept in keeps for r in kept.values()},
+                                 base_tree)
         tip, tree, result = parent, base_tree, {}
         made: list[tuple[list[str], float]] = []  # each commit's paths and time
-        for group in groups:
-            changes: dict[str, str | None] = {}
-            kept: dict[str, Record] = {}
-            for r in group:
-                changes[r.path] = r.blob
-                kept[r.path] = r
-            for bad in self._make_blobs(kept.values()):
+        for group, kept in zip(groups, keeps, strict=True):
+            changes = {r.path: r.blob for r in kept.values()}
+            for bad in self._make_blobs(kept.values(), contents):
                 del changes[bad]  # left to show as a pending change, never committed wrong
             new_tree = apply_changes(repo, tree, changes)
             if tree is not None and new_tree == tree.id:
@@ -377,13 +384,45 @@ class GitRepo:
                     log.exception("commit listener failed for %s", paths[:3])
         return result
 
-    def _make_blobs(self, records: Iterable[Record]) -> list[str]:
+    def _rebuild(self, records: list[Record], keep: set[str],
+                 tree: pygit2.Tree | None) -> dict[str, bytes | None]:
+        """The whole content of each record in `keep` (by id) that was journaled as an
+        append: the path's version before it (its previous record in the batch, else the
+        committed one) with its `data` appended. None when that version is not the one the
+        append was made to (a change from outside memoryui came between)."""
+        odb, out = self.repo.odb, {}
+        now: dict[str, bytearray | str | None] = {}  # path -> content so far, or a blob id
+        for r in records:
+            if r.base is None:
+                now[r.path] = r.blob if r.data is None else bytearray(r.data)
+            else:
+                have = now[r.path] if r.path in now else self.blob_at(tree, r.path)
+                if isinstance(have, str):
+                    have = bytearray(self.repo[have].data) if pygit2.Oid(hex=have) in odb \
+                        else None
+                if have is not None and len(have) == r.base:
+                    have += r.data  # in place: appends cost their own size, not the file's
+                else:
+                    have = None
+                now[r.path] = have
+            if r.id in keep and r.base is not None:
+                have = now[r.path]
+                out[r.id] = None if have is None else bytes(have)
+        return out
+
+    def _make_blobs(self, records: Iterable[Record],
+                    contents: dict[str, bytes | None]) -> list[str]:
         """The blobs of journaled versions a commit keeps, made now (see Record.data);
-        returns the paths whose journaled content does not match its id."""
+        returns the paths whose journaled content does not match its id. An append whose
+        version cannot be rebuilt is taken from the file when that still is the version."""
         odb, bad = self.repo.odb, []
         for r in records:
-            missing = r.data is not None and r.blob and pygit2.Oid(hex=r.blob) not in odb
-            if missing and self.create_blob(r.data) != r.blob:
+            if r.data is None or not r.blob or pygit2.Oid(hex=r.blob) in odb:
+                continue
+            data = contents.get(r.id) if r.base is not None else r.data
+            if r.base is not None and (data is None or self.blob_id(data) != r.blob):
+                data = walk.read_nofollow(self.root, r.path)
+            if data is None or self.create_blob(data) != r.blob:
                 log.error("journaled content of %s does not match its id; not committed", r.path)
                 bad.append(r.path)
         return bad

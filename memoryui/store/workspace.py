@@ -256,8 +256,10 @@ class Store:
                 except (NotADirectoryError, FileExistsError):
                     raise InvalidName(f"invalid path {path!r}: a file stands where a folder "
                                       "is needed") from None
+            base = len(old_bytes) if old_bytes and data and data.startswith(old_bytes) else None
             rec = Record(path, blob, actor, tool, message, [tuple(t) for t in trailers],
-                         time=when or 0.0, data=data)
+                         time=when or 0.0, data=data if base is None else data[base:],
+                         base=base)
             self.git.record(rec)
             self._touch(path)
             self.secrets.written(path, old, None if data is None else new, added)

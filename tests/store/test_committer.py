@@ -51,6 +51,55 @@ def test_each_commit_keeps_its_authors_version_and_only_kept_versions_get_blobs(
     store.close()
 
 
+def test_appends_are_journaled_as_their_entries_and_a_restart_commits_each_version(
+        tmp_path: Path) -> None:
+    """A long daily log costs its entry, not its size, in the journal; a restart after a
+    crash rebuilds every author's version from the committed file and the entries."""
+    root = tmp_path / "ws"
+    store = Store(root, commit_delay=60)  # nothing commits by itself
+    day = "# 2026-11-24\n" + "".join(f"\n## 08:{i % 60:02d}\n\nearlier {i}\n" for i in range(4000))
+    store.write(LOG, day, actor=Actor.agent("a"), tool="remember")
+    store.flush()
+    entries = [("a", "\n## 09:00\n\nfirst\n"), ("b", "\n## 09:01\n\nsecond\n"),
+               ("a", "\n## 09:02\n\nthird\n")]
+    for who, entry in entries:
+        store.append(LOG, entry, actor=Actor.agent(who), tool="remember")
+    assert (root / LOG).stat().st_size > 90_000
+    assert store.git.journal.stat().st_size < 3_000  # three entries, not three copies
+    store._stop.set()  # the process dies: no exit flush
+    del store
+    restarted = Store(root)
+    shas = git(root, "log", "--format=%H %an", "-3", "--", LOG).splitlines()
+    assert [line.split()[1] for line in shas] == ["a", "b", "a"]
+    versions = [git(root, "show", f"{line.split()[0]}:{LOG}") for line in reversed(shas)]
+    assert versions == [day + "".join(e for _, e in entries[:n]) for n in (1, 2, 3)]
+    assert git(root, "status", "--porcelain") == ""
+    restarted.close()
+
+
+def test_an_append_after_a_change_from_outside_is_committed_from_the_file(
+        tmp_path: Path) -> None:
+    """An edit made outside memoryui between two journaled appends: the second append's
+    version cannot be rebuilt from the first, so it is taken from the file, which holds
+    it; every version is committed and nothing is left pending."""
+    store = Store(tmp_path / "ws", commit_delay=60)
+    store.write(LOG, "# 2026-11-24\n", actor=Actor.agent("a"), tool="remember")
+    store.flush()
+    store.append(LOG, "\n## 09:00\n\nfrom a\n", actor=Actor.agent("a"), tool="remember")
+    path = store.root / LOG
+    path.write_text("by hand\n" + path.read_text())
+    store.append(LOG, "\n## 09:01\n\nfrom b\n", actor=Actor.agent("b"), tool="remember")
+    store.flush()
+    shas = git(store.root, "log", "--format=%H %an", "-2", "--", LOG).splitlines()
+    assert [line.split()[1] for line in shas] == ["b", "a"]
+    assert git(store.root, "show", f"{shas[1].split()[0]}:{LOG}") == \
+        "# 2026-11-24\n\n## 09:00\n\nfrom a\n"
+    assert git(store.root, "show", f"{shas[0].split()[0]}:{LOG}") == path.read_text()
+    assert path.read_text().startswith("by hand\n") and path.read_text().endswith("from b\n")
+    assert store.pending() == []
+    store.close()
+
+
 def test_a_journal_line_whose_content_does_not_match_its_id_is_never_committed(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     store = Store(tmp_path / "ws")

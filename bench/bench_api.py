@@ -37,7 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench.clients import run_clients
-from bench.floors import git_cli_floor
+from bench.floors import durable_write_floor, git_cli_floor
 from bench.run import percentile
 from memoryui.store import Actor, Store
 
@@ -97,7 +97,27 @@ def recall_in_process(root: Path, scope: str, n: int) -> list[float]:
 def http_remember(server, tokens: dict[str, str], n: int, clients: int,
                   rate: float | None = None
                   ) -> tuple[list[float], float, dict[str, str], list[str]]:
-    """`n` remember calls from `clients` threads; returns latencies, wall time, sent, errors.
+    """`n` remember calls from `clients` threads; returns latencies, wall time, sent, errors
+    (paced by `rate` as `drive` paces)."""
+    sent: dict[str, str] = {}
+    scopes = list(tokens)
+    for i in range(n):
+        scope = scopes[i % len(scopes)]
+        sent[f"apibench-{scope}-{i}-{uuid.uuid4().hex[:12]}"] = scope
+
+    def remember(conn, content: str) -> tuple[int, object]:
+        scope = sent[content]
+        return server.call_tool(tokens[scope], scope, "remember", {"content": content},
+                                conn=conn)
+
+    lat, wall, errors = drive(server, list(sent), clients, remember, rate)
+    return lat, wall, sent, errors
+
+
+def drive(server, items: list, clients: int, send: Callable[[object, object], tuple],
+          rate: float | None = None) -> tuple[list[float], float, list[str]]:
+    """`send(conn, item)` for every item from `clients` keep-alive threads; returns the
+    latencies of the 200 answers, the wall time and the errors.
 
     Without `rate` every client sends as fast as it can (the server's ceiling, latency is
     mostly queueing). With `rate` calls are sent on a fixed schedule (calls/s over all
@@ -105,17 +125,12 @@ def http_remember(server, tokens: dict[str, str], n: int, clients: int,
     up as latency instead of being hidden by the clients slowing down.
     """
     work: queue.Queue = queue.Queue()
-    sent: dict[str, str] = {}
-    scopes = list(tokens)
-    for i in range(n):
-        scope = scopes[i % len(scopes)]
-        content = f"apibench-{scope}-{i}-{uuid.uuid4().hex[:12]}"
-        sent[content] = scope
-        work.put((scope, content))
+    for item in items:
+        work.put(item)
     lat: list[float] = []
     errors: list[str] = []
     lock = threading.Lock()
-    schedule = iter(range(n))
+    schedule = iter(range(len(items)))
     start: list[float] = []
 
     def client(_i: int, barrier: threading.Barrier) -> None:
@@ -123,7 +138,7 @@ def http_remember(server, tokens: dict[str, str], n: int, clients: int,
         barrier.wait()
         while True:
             try:
-                scope, content = work.get_nowait()
+                item = work.get_nowait()
             except queue.Empty:
                 break
             t = time.perf_counter()
@@ -134,8 +149,7 @@ def http_remember(server, tokens: dict[str, str], n: int, clients: int,
                     time.sleep(due - t)
                 t = due
             try:
-                status, body = server.call_tool(tokens[scope], scope, "remember",
-                                                {"content": content}, conn=conn)
+                status, body = send(conn, item)
             except Exception as exc:  # noqa: BLE001 - counted as lost
                 conn.close()
                 conn = server.connection()
@@ -149,7 +163,19 @@ def http_remember(server, tokens: dict[str, str], n: int, clients: int,
         conn.close()
 
     wall = run_clients(client, clients, on_go=lambda: start.append(time.perf_counter() + 0.05))
-    return lat, wall, sent, errors
+    return lat, wall, errors
+
+
+def paced_healthz(server, n: int, clients: int, rate: float) -> list[float]:
+    """GET /healthz on the schedule of a paced remember run: the serving stack's own spread."""
+    lat, _, _ = drive(server, list(range(n)), clients,
+                      lambda conn, _i: server.request("GET", "/healthz", conn=conn), rate)
+    return lat
+
+
+def _spread(lat: list[float]) -> str:
+    p50, p99 = percentile(lat, 50), percentile(lat, 99)
+    return f"p50 {p50:.1f} ms, p99 {p99:.1f} ms = {p99 / p50 if p50 else 0:.1f}x p50"
 
 
 def http_healthz(server, n: int, clients: int) -> tuple[list[float], float]:
@@ -249,6 +275,13 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
             n_half = min(N_PACED, int(half * 15))
             half_lat, half_wall, half_sent, half_errors = http_remember(
                 server, tokens, n_half, CLIENTS, rate=half)
+            # Floors of its spread, same rate, right after: the serving stack alone, and
+            # durable writes of a file as long as the logs it appended to, from as many
+            # processes as workers, with nothing else on the disk.
+            health_half = paced_healthz(server, n_half, CLIENTS, half)
+            size = max(f.stat().st_size for s in scopes
+                       for f in (root / "agents" / s / "memory" / "daily").glob("*.md"))
+            disk_half = durable_write_floor(Path(tmp) / "floor", n_half, WORKERS, half, size)
             paced, paced_wall, paced_sent, paced_errors = http_remember(
                 server, tokens, N_PACED, CLIENTS, rate=PACED_RATE)
             sent.update(half_sent)
@@ -268,11 +301,13 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
            note=f"remember/healthz throughput per round: "
                 f"{', '.join(f'{r:.2f}' for r in ratios)}; median {percentile(ratios, 50):.2f} "
                 f"(goal >= 0.5)")
-    p50, p99 = percentile(half_lat, 50), percentile(half_lat, 99)
     report(f"remember over HTTP at half the maximum ({half:.0f} calls/s offered)", half_lat,
            ops_per_s=len(half_lat) / half_wall if half_wall else 0.0,
-           note=f"p50 {p50:.1f} ms, p99 {p99:.1f} ms from the scheduled send time: p99 = "
-                f"{p99 / p50 if p50 else 0:.1f}x p50 (goal < 3x, no queueing)")
+           floor="GET /healthz at the same rate", floor_ms=health_half,
+           note=f"{_spread(half_lat)} from the scheduled send time (goal < 3x, no queueing); "
+                f"floors at the same rate: /healthz {_spread(health_half)}; durable writes of "
+                f"a {size // 1000} KB file ({WORKERS} processes, temporary file + fsync + "
+                f"rename + fsync of the folder) {_spread(disk_half)}")
     paced_ops = len(paced) / paced_wall if paced_wall else 0.0
     report(f"remember over HTTP at {PACED_RATE:.0f} calls/s offered ({CLIENTS} clients)",
            paced, ops_per_s=paced_ops, floor="append + git commit (git CLI)", floor_ms=floor,

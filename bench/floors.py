@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import subprocess
 import time
@@ -27,3 +28,45 @@ def git_cli_floor(root: Path, scope: str, n: int, date: str = "2026-11-23") -> l
                        check=True, capture_output=True, env=env)
         lat.append((time.perf_counter() - t) * 1000)
     return lat
+
+
+def durable_write_floor(folder: Path, n: int, processes: int, rate: float,
+                        size: int) -> list[float]:
+    """`n` whole-file writes of `size` bytes as the store makes them (temporary file, fsync,
+    rename, fsync of the folder) on a fixed schedule of `rate` per second over `processes`
+    processes, in five folders; ms from each scheduled time. What the disk alone allows a
+    durable write's latency spread to be."""
+    ctx = multiprocessing.get_context("spawn")
+    results = ctx.Queue()
+    start = time.time() + 1.0  # after every process has started
+    procs = [ctx.Process(target=_durable_writes, args=(folder, k, n, processes, rate, size,
+                                                        start, results))
+             for k in range(processes)]
+    for proc in procs:
+        proc.start()
+    lat = [ms for _ in procs for ms in results.get()]
+    for proc in procs:
+        proc.join()
+    return lat
+
+
+def _durable_writes(folder: Path, k: int, n: int, processes: int, rate: float, size: int,
+                    start: float, results) -> None:
+    data, lat = b"x" * size, []
+    for i in range(k, n, processes):
+        due = start + i / rate
+        if due > time.time():
+            time.sleep(due - time.time())
+        sub = folder / f"s{i % 5}"
+        sub.mkdir(parents=True, exist_ok=True)
+        tmp = sub / f".f.{k}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.write(fd, data)
+        os.fsync(fd)
+        os.close(fd)
+        os.replace(tmp, sub / "f.md")
+        fd = os.open(sub, os.O_RDONLY)
+        os.fsync(fd)
+        os.close(fd)
+        lat.append((time.time() - due) * 1000)
+    results.put(lat)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import mmap
 import os
 import secrets
+import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +18,7 @@ import pygit2
 from .errors import DiskFull
 
 TMP_SUFFIX = ".memoryui-tmp"
+PAGE = mmap.PAGESIZE
 
 
 def atomic_write(path: Path, data: bytes, *, sync_folder: bool = True) -> None:
@@ -45,9 +48,7 @@ def _atomic_write(path: Path, data: bytes, sync_folder: bool = True) -> None:
             if attempt == 4:
                 raise
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        _write_all(fd, data)
         os.fsync(fd)
     except BaseException:
         os.close(fd)
@@ -61,6 +62,49 @@ def _atomic_write(path: Path, data: bytes, sync_folder: bool = True) -> None:
         raise
     if sync_folder:
         fsync_dir(path.parent)
+
+
+def append_in_place(path: Path, size: int, tail: bytes) -> bool:
+    """Append `tail` to the file at `path` and fdatasync it, if the file still is the one
+    of `size` bytes the caller read (a regular file with no other name) and `tail` ends in
+    the memory page its first byte goes to; False, with nothing written, otherwise (the
+    caller then writes the whole file atomically).
+
+    A daily log's entry so costs its own bytes and one sync: rewriting the whole log was
+    a new file of its full size, two syncs (file and folder) and, late in a busy day,
+    most of an agent write's disk time. Within one page the kernel copies the bytes and
+    then moves the file's end in one step, so a reader sees the entry whole or not at all,
+    a killed writer leaves all of it or none (a write over pages can stop between two),
+    and after a power cut ext4 has the old length or the page written (it orders data
+    before the size). A full disk truncates the file back to `size` and raises DiskFull.
+    A second name (a hard link, possibly outside the workspace) is never written through.
+    """
+    if not tail or size % PAGE + len(tail) > PAGE:
+        return False
+    with disk_errors():
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return False
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or st.st_size != size:
+                return False
+            try:
+                _write_all(fd, tail)
+                os.fdatasync(fd)
+            except BaseException:
+                os.ftruncate(fd, size)
+                raise
+            return True
+        finally:
+            os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def prune_empty_dirs(directory: Path, root: Path) -> None:

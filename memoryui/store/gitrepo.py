@@ -536,6 +536,11 @@ class GitRepo:
                   f'git reflog expire --all; }}; {graph}')
         env = {**os.environ, **GIT_ENV}
         if background:
+            # Its own session, so a signal to the server's process group does not reach it;
+            # with the scheduler's autogroups (one per session, on by default) `nice` only
+            # ranks it inside that session, so the session itself is given nice 19 too
+            # (else a repack got as much CPU as the whole server: remember's p99 doubled).
+            script = f"echo 19 > /proc/self/autogroup 2>/dev/null; {script}"
             # kept so tests (and commands) can wait for it; a server never does
             self.maintenance = subprocess.Popen(
                 ["nice", "-n", "19", "sh", "-c", script], cwd=self.root,

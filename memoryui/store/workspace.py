@@ -25,7 +25,14 @@ from .actors import Actor
 from .blame import BlameLine, blame_lines
 from .committer import Committer
 from .errors import Ambiguous, Conflict, InvalidName, NotFound, SecretFound, TooLarge
-from .files import ProcessLock, atomic_write, disk_errors, fsync_dir, prune_empty_dirs
+from .files import (
+    ProcessLock,
+    append_in_place,
+    atomic_write,
+    disk_errors,
+    fsync_dir,
+    prune_empty_dirs,
+)
 from .gitrepo import MIN_COMMIT_ID, GitRepo, Record
 from .layout import Address, Kind, Layout, get_layout
 from .tree import (  # noqa: F401 (re-exported)
@@ -232,6 +239,7 @@ class Store:
             if new is None or (new is not DELETE and old is not None and new == old):
                 return WriteResult(path, version_of(old_bytes), False, old_text=old, text=old)
             added: list = []
+            base = in_place = None
             if new is DELETE:
                 full.unlink()
                 prune_empty_dirs(full.parent, self.root)
@@ -251,20 +259,26 @@ class Store:
                 # Its blob is made when it is committed (gitrepo.Record.data); a full disk
                 # fails the write of the temporary file, before the file is touched.
                 blob = self.git.blob_id(data)
+                # An append (a daily log's entry) goes in place, once: memoryui's writers of
+                # this path wait on its lock, readers see the file grow (files.append_in_place).
+                if old_bytes and data.startswith(old_bytes):
+                    base = len(old_bytes)
+                    in_place = append_in_place(full, base, data[base:])
                 try:
-                    atomic_write(full, data, sync_folder=False)  # synced below, unlocked
+                    if not in_place:
+                        atomic_write(full, data, sync_folder=False)  # synced below, unlocked
                 except (NotADirectoryError, FileExistsError):
                     raise InvalidName(f"invalid path {path!r}: a file stands where a folder "
                                       "is needed") from None
-            base = len(old_bytes) if old_bytes and data and data.startswith(old_bytes) else None
             rec = Record(path, blob, actor, tool, message, [tuple(t) for t in trailers],
                          time=when or 0.0, data=data if base is None else data[base:],
                          base=base)
             self.git.record(rec)
             self._touch(path)
             self.secrets.written(path, old, None if data is None else new, added)
-        with disk_errors():
-            fsync_dir(full.parent if data is not None else _existing(full.parent, self.root))
+        if not in_place:  # a new name (or one removed) lasts once its folder is synced
+            with disk_errors():
+                fsync_dir(full.parent if data is not None else _existing(full.parent, self.root))
         result = WriteResult(path, version_of(data), True, created=old is None,
                              deleted=data is None, old_text=old,
                              text=None if data is None else new)

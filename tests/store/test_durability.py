@@ -73,6 +73,15 @@ while True:
 """
 
 
+def started(script: Path, root: Path) -> subprocess.Popen:
+    """A writer script on the workspace `root`, running once it has printed "ready"."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.Popen([sys.executable, str(script), str(root)], stdout=subprocess.PIPE,
+                            env=env)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == b"ready"
+    return proc
+
+
 def test_sigkill_mid_write_leaves_old_or_new_file_50_times(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     store = Store(root)
@@ -80,11 +89,8 @@ def test_sigkill_mid_write_leaves_old_or_new_file_50_times(tmp_path: Path) -> No
     valid = {"original\n", "A" * 1_500_000 + "\n", "B" * 1_500_000 + "\n", "after\n"}
     script = tmp_path / "writer.py"
     script.write_text(WRITER)
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     for n in range(50):
-        proc = subprocess.Popen([sys.executable, str(script), str(root)],
-                                stdout=subprocess.PIPE, env=env)
-        assert proc.stdout.readline().strip() == b"ready"
+        proc = started(script, root)
         time.sleep(0.02 + (n % 7) * 0.013)
         proc.send_signal(signal.SIGKILL)
         proc.wait()

@@ -1,0 +1,139 @@
+"""Appends to a daily log go in place (files.append_in_place): a reader following the log
+sees each entry whole, a second name of the file is never written through, a killed
+writer or a full disk leaves the last good log, and every entry is committed."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from memoryui.store import Actor, DiskFull, Store
+from memoryui.store.files import PAGE
+from tests.store.test_disk_full import fill, small_disk  # noqa: F401 (fixture)
+from tests.store.test_durability import started
+
+LOG = "agents/a/memory/daily/2026-11-24.md"
+HEADER = "# 2026-11-24\n"
+BOT = Actor.agent("a")
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def test_a_reader_following_the_log_sees_each_entry_appended_in_place(tmp_path: Path) -> None:
+    store = Store(tmp_path / "ws")
+    store.append(LOG, "\n## 09:00\n\nfirst\n", header=HEADER, actor=BOT, tool="remember")
+    path = store.root / LOG
+    inode = path.stat().st_ino
+    with open(path, "rb") as follower:  # as `tail -f` holds it
+        follower.seek(0, os.SEEK_END)
+        store.append(LOG, "\n## 09:05\n\nsecond\n", actor=BOT, tool="remember")
+        assert follower.read() == b"\n## 09:05\n\nsecond\n"
+    assert path.stat().st_ino == inode
+    store.flush()
+    assert git(store.root, "show", f"HEAD:{LOG}") == path.read_text()
+    assert git(store.root, "status", "--porcelain") == ""
+    store.close()
+
+
+def test_an_entry_over_a_page_boundary_is_written_whole_by_a_new_file(tmp_path: Path) -> None:
+    """Within one page the kernel appends all or nothing; past it the log is replaced
+    atomically instead (a new file, so a follower keeps the old one)."""
+    store = Store(tmp_path / "ws")
+    store.append(LOG, "\n## 09:00\n\nfirst\n", header=HEADER, actor=BOT, tool="remember")
+    path = store.root / LOG
+    inode = path.stat().st_ino
+    long = "\n## 09:05\n\n" + "x" * PAGE + "\n"
+    store.append(LOG, long, actor=BOT, tool="remember")
+    assert path.stat().st_ino != inode
+    assert path.read_text() == HEADER + "\n## 09:00\n\nfirst\n" + long
+    store.close()
+
+
+def test_a_second_name_of_the_log_is_never_written_through(tmp_path: Path) -> None:
+    store = Store(tmp_path / "ws")
+    store.append(LOG, "\n## 09:00\n\nfirst\n", header=HEADER, actor=BOT, tool="remember")
+    store.flush()
+    outside = tmp_path / "outside.md"
+    outside.write_text("not memoryui's\n")
+    (store.root / LOG).unlink()
+    os.link(outside, store.root / LOG)  # the log is now a second name of a file outside
+    store.append(LOG, "\n## 09:05\n\nsecond\n", actor=BOT, tool="remember")
+    assert outside.read_text() == "not memoryui's\n"
+    assert store.read(LOG) == "not memoryui's\n\n## 09:05\n\nsecond\n"
+    assert os.stat(store.root / LOG).st_nlink == 1
+    store.close()
+
+
+def test_a_full_disk_leaves_the_last_good_log_and_appends_resume(
+        small_disk: Path) -> None:  # noqa: F811
+    store = Store(small_disk / "ws")
+    try:
+        # A log that ends on a page boundary: the next entry needs a new block.
+        store.append(LOG, "x" * (PAGE - len(HEADER) - 1) + "\n", header=HEADER, actor=BOT,
+                     tool="remember")
+        good = (store.root / LOG).read_bytes()
+        assert len(good) == PAGE
+        store.flush()
+        filler = fill(small_disk)
+        with pytest.raises(DiskFull):
+            store.append(LOG, "\n## 09:05\n\nlost\n", actor=BOT, tool="remember")
+        assert (store.root / LOG).read_bytes() == good
+        filler.unlink()
+        store.append(LOG, "\n## 09:06\n\nkept\n", actor=BOT, tool="remember")
+        assert store.read(LOG) == good.decode() + "\n## 09:06\n\nkept\n"
+        store.flush()
+        assert store.pending() == []
+    finally:
+        store.close()
+
+
+APPENDER = """
+import sys
+from memoryui.store import Actor, Store
+store = Store(sys.argv[1], commit_delay=0.05)
+print("ready", flush=True)
+i = 0
+while True:
+    body = ("y" * 3000) if i % 3 == 0 else "z" * (i % 200)
+    store.append("agents/a/memory/daily/2026-11-24.md", f"\\n## 10:00\\n\\n<{i}:{body}>\\n",
+                 header="# 2026-11-24\\n", actor=Actor.agent("a"), tool="remember")
+    print(i, flush=True)
+    i += 1
+"""
+ENTRY = re.compile(r"\n## 10:00\n\n<(\d+):(y{3000}|z*)>\n")
+
+
+def test_a_writer_killed_mid_append_leaves_whole_entries_only(tmp_path: Path) -> None:
+    """Killed at 30 points of its appends (in place, or whole files past a page), the log
+    is always the header and whole entries; the next writer goes on from it."""
+    root = tmp_path / "ws"
+    Store(root).close()
+    script = tmp_path / "appender.py"
+    script.write_text(APPENDER)
+    for n in range(30):
+        proc = started(script, root)
+        for _ in range(1 + n % 5):  # kill it some appends in, while it makes the next
+            proc.stdout.readline()
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        proc.stdout.close()
+        text = (root / LOG).read_text()
+        assert text.startswith(HEADER)
+        rest = text[len(HEADER):]
+        whole = "".join(m.group(0) for m in ENTRY.finditer(rest))
+        assert whole == rest, f"a torn entry after kill {n}: {rest[len(whole):][:80]!r}"
+    store = Store(root)
+    store.flush()
+    # Every acknowledged entry is committed; one written but killed before its journal
+    # line shows as a pending change of the log (nothing is lost either way).
+    assert (root / LOG).read_text().startswith(git(root, "show", f"HEAD:{LOG}"))
+    assert {e.path for e in store.pending()} <= {LOG}
+    store.close()

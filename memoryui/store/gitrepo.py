@@ -391,23 +391,23 @@ class GitRepo:
         committed one) with its `data` appended. None when that version is not the one the
         append was made to (a change from outside memoryui came between)."""
         odb, out = self.repo.odb, {}
-        now: dict[str, bytearray | str | None] = {}  # path -> content so far, or a blob id
+        now: dict[str, bytes | bytearray | str | None] = {}  # path -> content, or a blob id
         for r in records:
-            if r.base is None:
-                now[r.path] = r.blob if r.data is None else bytearray(r.data)
+            if r.base is None:  # a blob id, or the content as journaled (copied only
+                now[r.path] = r.blob if r.data is None else r.data  # when appended to)
             else:
                 have = now[r.path] if r.path in now else self.blob_at(tree, r.path)
                 if isinstance(have, str):
-                    have = bytearray(self.repo[have].data) if pygit2.Oid(hex=have) in odb \
-                        else None
+                    have = self.repo[have].data if pygit2.Oid(hex=have) in odb else None
                 if have is not None and len(have) == r.base:
+                    if not isinstance(have, bytearray):
+                        have = bytearray(have)
                     have += r.data  # in place: appends cost their own size, not the file's
                 else:
                     have = None
                 now[r.path] = have
-            if r.id in keep and r.base is not None:
-                have = now[r.path]
-                out[r.id] = None if have is None else bytes(have)
+                if r.id in keep:
+                    out[r.id] = None if have is None else bytes(have)
         return out
 
     def _make_blobs(self, records: Iterable[Record],
@@ -420,9 +420,11 @@ class GitRepo:
             if r.data is None or not r.blob or pygit2.Oid(hex=r.blob) in odb:
                 continue
             data = contents.get(r.id) if r.base is not None else r.data
-            if r.base is not None and (data is None or self.blob_id(data) != r.blob):
+            made = None if data is None else self.create_blob(data)
+            if made != r.blob and r.base is not None:  # not rebuilt: the file may still be it
                 data = walk.read_nofollow(self.root, r.path)
-            if data is None or self.create_blob(data) != r.blob:
+                made = None if data is None else self.create_blob(data)
+            if made != r.blob:
                 log.error("journaled content of %s does not match its id; not committed", r.path)
                 bad.append(r.path)
         return bad

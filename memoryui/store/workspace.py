@@ -239,7 +239,7 @@ class Store:
             if new is None or (new is not DELETE and old is not None and new == old):
                 return WriteResult(path, version_of(old_bytes), False, old_text=old, text=old)
             added: list = []
-            base = in_place = None
+            base = in_place = tail = None
             if new is DELETE:
                 full.unlink()
                 prune_empty_dirs(full.parent, self.root)
@@ -263,7 +263,8 @@ class Store:
                 # this path wait on its lock, readers see the file grow (files.append_in_place).
                 if old_bytes and data.startswith(old_bytes):
                     base = len(old_bytes)
-                    in_place = append_in_place(full, base, data[base:])
+                    tail = data[base:]
+                    in_place = append_in_place(full, base, tail)
                 try:
                     if not in_place:
                         atomic_write(full, data, sync_folder=False)  # synced below, unlocked
@@ -271,8 +272,7 @@ class Store:
                     raise InvalidName(f"invalid path {path!r}: a file stands where a folder "
                                       "is needed") from None
             rec = Record(path, blob, actor, tool, message, [tuple(t) for t in trailers],
-                         time=when or 0.0, data=data if base is None else data[base:],
-                         base=base)
+                         time=when or 0.0, data=data if base is None else tail, base=base)
             self.git.record(rec)
             self._touch(path)
             self.secrets.written(path, old, None if data is None else new, added)

@@ -29,6 +29,20 @@ def _var_dir_outside_the_checkout(tmp_path_factory: pytest.TempPathFactory) -> N
     settings.MEMORYUI_SEARCH_DB = var / "search.sqlite3"
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None,
+                                 tmp_path_factory: pytest.TempPathFactory) -> None:
+    """SQLite's test database in a file (WAL, with the settings' busy timeout), not Django's
+    shared-cache memory database: there the test thread adding a person while a live
+    server's thread still read the users table failed with "database table is locked"
+    (SQLITE_LOCKED, which no busy timeout waits out; seen once in a browser test)."""
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    if db["ENGINE"].endswith("sqlite3"):
+        db.setdefault("TEST", {})["NAME"] = str(tmp_path_factory.mktemp("db") / "test.sqlite3")
+
+
 @pytest.fixture(autouse=True)
 def _commit_at_once(settings) -> None:
     """Django-side stores commit before each write returns (production groups for 0.2 s)."""

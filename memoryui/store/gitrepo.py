@@ -27,10 +27,11 @@ from pathlib import Path
 
 import pygit2
 
-from . import walk
+from . import gitindex, walk
 from .actors import Actor
 from .errors import Ambiguous, CommitRaceError, InvalidName, NotFound
 from .files import TMP_SUFFIX, ProcessLock, SharedProcessLock, append_line, disk_errors
+from .gitcli import GIT_ENV, run_git  # noqa: F401 - imported from here by the store
 
 log = logging.getLogger("memoryui.store")
 
@@ -45,7 +46,15 @@ PREPARED_CONFIG = (
     ("core.commitGraph", "true"),
     ("fetch.writeCommitGraph", "true"),
 )
-GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+# Below this many entries a whole index is a few hundred KB; above, each commit tick rewrote
+# megabytes (see gitindex). Shared parts are rewritten after 2 % of the entries changed and
+# removed a day after their last use (git's defaults: 20 %, two weeks).
+SPLIT_INDEX_FROM = 2000
+SPLIT_INDEX_CONFIG = (
+    ("core.splitIndex", "true"),
+    ("splitIndex.maxPercentChange", "2"),
+    ("splitIndex.sharedIndexExpire", "1.day.ago"),
+)
 
 # libgit2 maps pack files in windows of 1 GiB, up to 8 GiB, and every page a read touches
 # stays resident in the worker while its window is mapped: scattered reads (a history page,
@@ -54,18 +63,6 @@ GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 PACK_WINDOW_MB, PACK_WINDOWS_MB = 4, 32
 pygit2.settings.mwindow_size = PACK_WINDOW_MB << 20
 pygit2.settings.mwindow_mapped_limit = PACK_WINDOWS_MB << 20
-
-
-def run_git(root: Path, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
-    """Run the git CLI in the workspace; errors carry git's own message."""
-    env = {**os.environ, **GIT_ENV}
-    proc = subprocess.run(
-        ["git", "-c", "core.quotepath=off", *args], cwd=root, input=input,
-        capture_output=True, env=env,
-    )
-    if check and proc.returncode != 0:
-        raise subprocess.CalledProcessError(proc.returncode, proc.args, proc.stdout, proc.stderr)
-    return proc.stdout
 
 
 @dataclass
@@ -152,7 +149,7 @@ class GitRepo:
         """One libgit2 handle per thread (handles are not meant to be shared)."""
         r = getattr(self._local, "repo", None)
         if r is None or getattr(self._local, "pid", None) != os.getpid():
-            r = pygit2.Repository(str(self.root))
+            r = gitindex.open_repo(self.root)
             self._local.repo = r
             self._local.pid = os.getpid()
         return r
@@ -453,21 +450,17 @@ class GitRepo:
         """
         if not paths:
             return
-        index = self.repo.index
-        index.read(False)
+        files, gone = [], []
         for path in sorted(paths):
             try:
-                if walk.link_in_path(self.root, path) is None and (self.root / path).is_file():
-                    index.add(path)
-                else:
-                    index.remove(path)
-            except (OSError, KeyError, ValueError, pygit2.GitError):
-                # Removed, or replaced by a writer right now: that write is journaled, so
-                # the next flush refreshes this entry; `git status` re-hashes it meanwhile.
-                pass
+                regular = walk.link_in_path(self.root, path) is None and \
+                    (self.root / path).is_file()
+            except (OSError, ValueError):
+                regular = False
+            (files if regular else gone).append(path)
         try:
-            index.write()
-        except pygit2.GitError as exc:
+            gitindex.stage(self.root, files=files, remove=gone)
+        except gitindex.IndexBusy as exc:
             # Another git process holds the index (or a killed writer left its lock): note
             # the paths, and the next flush refreshes them once the lock is gone or repaired.
             log.warning("index not refreshed: %s", exc)
@@ -497,18 +490,14 @@ class GitRepo:
         (a MEMORY.md's history took 4 s instead of 0.4 s on 200k commits). So: the
         untracked cache (fast `git status`), commit-graphs written by fetch and gc, and a
         first commit-graph with changed-path Bloom filters written in the background.
-        `maintain` keeps it current as memoryui adds commits.
+        `maintain` keeps it current as memoryui adds commits, and turns on git's split index
+        once the index is large (`split_index`).
         """
+        self.split_index()  # a header read; the index may have grown by sync or by hand
         marker = self.state_dir / "prepared"
         if marker.exists():
             return
-        try:
-            config = self.repo.config
-            for key, value in PREPARED_CONFIG:
-                if key not in config:
-                    config[key] = value
-        except pygit2.GitError as exc:  # a read-only config: slower, still correct
-            log.warning("could not tune the repository's git config: %s", exc)
+        self._configure(PREPARED_CONFIG)
         graph = self.git_dir / "objects" / "info"
         has_graph = (graph / "commit-graph").exists() or \
             (graph / "commit-graphs" / "commit-graph-chain").exists()
@@ -518,6 +507,24 @@ class GitRepo:
             marker.write_text("1\n")
         except OSError:
             pass
+
+    def _configure(self, settings: tuple[tuple[str, str], ...]) -> None:
+        """Set git config keys the repository does not have yet (its own choices stand)."""
+        try:
+            config = self.repo.config
+            for key, value in settings:
+                if key not in config:
+                    config[key] = value
+        except pygit2.GitError as exc:  # a read-only config: slower, still correct
+            log.warning("could not tune the repository's git config: %s", exc)
+
+    def split_index(self) -> None:
+        """Turn on git's split index once the index has SPLIT_INDEX_FROM entries: each commit
+        then rewrites only the entries changed since the shared part (at most 2 % of them)
+        instead of the whole index (see `gitindex`). Only when libgit2 is kept off the index,
+        and never against the repository's own `core.splitIndex`."""
+        if gitindex.DETACHED and gitindex.index_size(self.git_dir) >= SPLIT_INDEX_FROM:
+            self._configure(SPLIT_INDEX_CONFIG)
 
     def maintain(self, background: bool = False) -> None:
         """Housekeeping every 500 commits: pack loose objects, refresh the commit-graph.
@@ -530,6 +537,7 @@ class GitRepo:
         it is safe beside writers. The commit-graph's Bloom filters make `git log -- path`
         ~8x faster. In the background it runs at the lowest CPU priority (`nice`).
         """
+        self.split_index()
         graph = "git commit-graph write --reachable --changed-paths --split"
         # Reflog entries expire as `git gc` expired them (90 days; 30 for unreachable ones):
         # every tick that commits appends one, up to five a second under agent traffic.

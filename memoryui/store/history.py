@@ -22,6 +22,7 @@ import pygit2
 
 from . import dated
 from .diffs import DiffLine, FileDiff, Hunk
+from .gitindex import open_repo
 from .gitrepo import GIT_ENV, run_git
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's well-known empty tree
@@ -235,7 +236,7 @@ def show(root: Path, sha: str, repo: pygit2.Repository | None = None) -> CommitD
     """One commit with its diff against its first parent (exact paths, from libgit2)."""
     if not re.fullmatch(r"[0-9a-fA-F]{4,40}", sha):
         return None
-    repo = repo or pygit2.Repository(str(root))
+    repo = repo or open_repo(root)
     try:
         commit = repo[sha].peel(pygit2.Commit)
     except (KeyError, ValueError, pygit2.GitError):
@@ -258,7 +259,7 @@ def diff(root: Path, rev_a: str, rev_b: str, path: str | None = None,
          repo: pygit2.Repository | None = None) -> list[FileDiff]:
     """Changes from rev_a to rev_b (either may be EMPTY_TREE), optionally of one path
     (or a folder): a rename shows when either of its names matches."""
-    repo = repo or pygit2.Repository(str(root))
+    repo = repo or open_repo(root)
     a, b = _tree_of(repo, rev_a), _tree_of(repo, rev_b)
     return _tree_diff(a, b, path, with_patch=False)[0]
 

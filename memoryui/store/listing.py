@@ -9,7 +9,7 @@ symbolic link, regular files only). The result equals `walk.walk(root)`; the tes
 that on trees with planted links, hidden files, untracked, changed and deleted files.
 
 Anything unexpected in the index (an unknown version, a SHA-256 repository, a short
-read) falls back to the walker itself.
+read, a split index whose shared part is gone) falls back to the walker itself.
 """
 
 from __future__ import annotations
@@ -21,72 +21,9 @@ import struct
 from pathlib import Path
 
 from . import history, walk
+from .gitindex import IndexUnreadable, index_files
 
 log = logging.getLogger("memoryui.store")
-
-_HEAD = struct.Struct(">4sII")
-_STAT = struct.Struct(">IIIIIIIIII20sH")  # ctime, mtime, dev, ino, mode, uid, gid, size, sha, flags
-_REGULAR = (0o100644, 0o100755)
-
-
-class IndexUnreadable(Exception):
-    """The index is not in a form this reader knows; the caller walks instead."""
-
-
-def index_size(git_dir: Path) -> int:
-    """How many entries git's index has (its header alone is read)."""
-    try:
-        with open(git_dir / "index", "rb") as fh:
-            head = fh.read(12)
-        return _HEAD.unpack(head)[2] if len(head) == 12 else 0
-    except OSError:
-        return 0
-
-
-def index_files(git_dir: Path) -> dict[str, tuple[int, float]]:
-    """path -> (size, mtime) of the regular files in git's index (stage 0 or conflicted).
-
-    Reads index versions 2, 3 and 4 (4 is what `feature.manyFiles` writes). A missing
-    index is an empty listing (a repository with nothing checked out).
-    """
-    try:
-        data = (git_dir / "index").read_bytes()
-    except FileNotFoundError:
-        return {}
-    if len(data) < 12:
-        raise IndexUnreadable("short index")
-    sig, version, count = _HEAD.unpack_from(data, 0)
-    if sig != b"DIRC" or version not in (2, 3, 4):
-        raise IndexUnreadable(f"index version {version}")
-    out: dict[str, tuple[int, float]] = {}
-    pos, prev = 12, b""
-    unpack = _STAT.unpack_from
-    for _ in range(count):
-        (_cs, _cn, ms, mn, _dev, _ino, mode, _uid, _gid, size, _sha,
-         flags) = unpack(data, pos + 0)
-        start = pos
-        pos += 62
-        if flags & 0x4000:  # extended flags (v3+)
-            pos += 2
-        if version == 4:
-            b = data[pos]  # git's offset varint: bytes to drop from the previous path
-            pos += 1
-            strip = b & 0x7F
-            while b & 0x80:
-                b = data[pos]
-                pos += 1
-                strip = ((strip + 1) << 7) | (b & 0x7F)
-            end = data.index(b"\0", pos)
-            raw = (prev[: len(prev) - strip] if strip else prev) + data[pos:end]
-            pos = end + 1
-            prev = raw
-        else:
-            end = data.index(b"\0", pos)
-            raw = data[pos:end]
-            pos = start + ((end - start + 8) // 8) * 8
-        if mode in _REGULAR:
-            out[raw.decode("utf-8", "surrogateescape")] = (size, ms + mn * 1e-9)  # CPython's st_mtime, bit for bit
-    return out
 
 
 def indexed(root: Path, git_dir: Path) -> dict[str, walk.Entry]:

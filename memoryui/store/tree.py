@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pygit2
 
-from . import history, lastmap, listing, memory, walk
+from . import gitindex, history, lastmap, listing, memory, walk
 from .files import ProcessLock
 from .gitrepo import GitRepo
 from .layered import Layered
@@ -221,7 +221,7 @@ class TreeModel:
             if head == self._last_head:
                 return self._last
             if (self._last_head is None and not self._load_saved() and head is not None
-                    and listing.index_size(self.git.git_dir) > SYNC_HISTORY_BELOW):
+                    and gitindex.index_size(self.git.git_dir) > SYNC_HISTORY_BELOW):
                 self._start_history(head)
                 return self._last
             if head is None:
@@ -385,7 +385,7 @@ class TreeModel:
         last = self.last_changes()
         with self._lock:
             small = self._tree is not None or \
-                listing.index_size(self.git.git_dir) < SYNC_HISTORY_BELOW
+                gitindex.index_size(self.git.git_dir) < SYNC_HISTORY_BELOW
             if self._want_watch and self.watcher is None:
                 # A large tree's watches take a while (0.6 s at 200k files): set up in the
                 # background, then one `git status` covers what changed before they were.
@@ -421,7 +421,7 @@ class TreeModel:
     @property
     def large(self) -> bool:
         """Listed from git's index and checked in the background (not listed at once)."""
-        return listing.index_size(self.git.git_dir) >= SYNC_HISTORY_BELOW
+        return gitindex.index_size(self.git.git_dir) >= SYNC_HISTORY_BELOW
 
     @property
     def listed(self) -> bool:

@@ -15,6 +15,7 @@ import pygit2
 
 from .. import walk
 from ..files import ProcessLock
+from ..gitindex import open_repo
 from ..gitrepo import run_git
 from .config import RemoteConfig, SyncError
 from .merging import UNRELATED
@@ -46,7 +47,7 @@ def check(root: Path, config: RemoteConfig) -> str:
     state_dir = root / ".git" / "memoryui"
     states = StateFile(state_dir)
     url = config.display_url()
-    repo = pygit2.Repository(str(root))
+    repo = open_repo(root)
     head = None if repo.head_is_unborn else str(repo.head.target)
     if head is not None and states.read().bootstrapped == url:
         return "ready"

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pygit2
 
-from .. import walk
+from .. import gitindex, walk
 from ..errors import InvalidName
 from ..files import TMP_SUFFIX, atomic_write, prune_empty_dirs
 from ..merge import merge3
@@ -165,26 +165,21 @@ def refresh_index(repo: pygit2.Repository, root: Path, new: str, paths: list[str
     if not paths:
         return
     tree = repo[new].peel(pygit2.Tree)
-    index = repo.index
+    files, entries, gone = [], [], []
+    for path in paths:
+        item: Item | None = item_at(tree, path)
+        if item is None:
+            gone.append(path)
+            continue
+        try:
+            disk = _on_disk(root, path) if safe_path(path) else None
+        except (OSError, InvalidName):
+            disk = None
+        if disk is not None and disk == _wanted(repo, item):
+            files.append(path)  # with the file's stat data: status stays fast
+        else:
+            entries.append((item[1], item[0], path))
     try:
-        index.read(False)
-        for path in paths:
-            item: Item | None = item_at(tree, path)
-            try:
-                if item is None:
-                    if path in index:
-                        index.remove(path)
-                    continue
-                try:
-                    disk = _on_disk(root, path) if safe_path(path) else None
-                except (OSError, InvalidName):
-                    disk = None
-                if disk is not None and disk == _wanted(repo, item):
-                    index.add(path)  # with the file's stat data: status stays fast
-                else:
-                    index.add(pygit2.IndexEntry(path, pygit2.Oid(hex=item[0]), item[1]))
-            except (OSError, KeyError, ValueError, pygit2.GitError):
-                pass
-        index.write()
-    except pygit2.GitError as exc:
+        gitindex.stage(root, files=files, entries=entries, remove=gone)
+    except gitindex.IndexBusy as exc:
         log.warning("sync: index not refreshed (%s); git status re-reads the files", exc)

@@ -1,0 +1,151 @@
+"""git's index on large workspaces: split, refreshed by git itself, read as git reads it, and
+never loaded by libgit2 (which cannot read a split index). Checked against git's own view:
+`git ls-files --debug`, `git status`, `git diff --cached`, and a person's `git commit`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from memoryui.store import Actor, Store, gitindex, gitrepo, listing, walk
+
+BOT = Actor.agent("ops-bot")
+DAY = "agents/ops-bot/memory/daily/2026-11-20.md"
+
+
+def git(root: Path, *args: str, check: bool = True) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Hand", "GIT_AUTHOR_EMAIL": "hand@example.org",
+           "GIT_COMMITTER_NAME": "Hand", "GIT_COMMITTER_EMAIL": "hand@example.org"}
+    return subprocess.run(["git", *args], cwd=root, check=check, capture_output=True,
+                          text=True, env=env).stdout
+
+
+def as_git_lists(root: Path) -> dict[str, tuple[int, int]]:
+    """path -> (size, mtime seconds) of every index entry, as `git ls-files --debug` says."""
+    out, path = {}, None
+    for line in git(root, "ls-files", "--debug").splitlines():
+        if not line.startswith("  "):
+            path = line
+        elif line.strip().startswith("mtime:"):
+            mtime = int(line.split()[1].split(":")[0])
+        elif line.strip().startswith("size:"):
+            out[path] = (int(line.split()[1]), mtime)
+    return out
+
+
+def shared_parts(root: Path) -> dict[str, tuple[int, int]]:
+    """The shared parts by name, with inode and size (git touches their times when it uses
+    them; a rewrite is a new file)."""
+    return {p.name: (p.stat().st_ino, p.stat().st_size)
+            for p in (root / ".git").glob("sharedindex.*")}
+
+
+@pytest.fixture
+def split(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """A workspace large enough (the threshold lowered) for memoryui to split its index."""
+    monkeypatch.setattr(gitrepo, "SPLIT_INDEX_FROM", 1)
+    store = Store(tmp_path / "ws")
+    for n in range(40):
+        store.write(f"memory/world/topic-{n:02d}.md", f"# Topic {n}\n", actor=BOT, tool="t")
+    store.git.split_index()  # as the next housekeeping would, now that the index is large
+    store.write(DAY, "# 2026-11-20\n", actor=BOT, tool="remember")
+    yield store
+    store.close()
+
+
+@pytest.mark.parametrize("version", ["2", "4"])
+def test_a_split_index_is_read_as_git_reads_it(tmp_path: Path, version: str) -> None:
+    """Replaced, deleted and added entries over a shared part of 300 (runs and literal words
+    in both bitmaps), in index versions 2 and 4: the listing is what git itself lists."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    for n in range(300):
+        (root / f"f{n:03d}.md").write_text(f"{n}\n")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "seed")
+    git(root, "update-index", "--index-version", version)
+    git(root, "update-index", "--split-index")  # (git ignores it given with the version)
+    for n in list(range(0, 300, 70)) + list(range(130, 200)):  # scattered, then a long run
+        (root / f"f{n:03d}.md").write_text(f"{n} changed, longer\n")
+    for n in (5, 6, 7, 250):
+        (root / f"f{n:03d}.md").unlink()
+    (root / "new").mkdir()
+    for name in ("a.md", "z.md"):
+        (root / "new" / name).write_text("added\n")
+    git(root, "add", "-A")
+    assert list((root / ".git").glob("sharedindex.*"))  # really split
+
+    read = gitindex.index_files(root / ".git")
+    assert {p: (size, int(mtime)) for p, (size, mtime) in read.items()} == as_git_lists(root)
+    assert "f005.md" not in read and read["f140.md"][0] == len("140 changed, longer\n")
+    assert {p: e.size for p, e in listing.listing(root, root / ".git").items()} == \
+        {e.path: e.size for e in walk.walk(root)}
+    assert gitindex.index_size(root / ".git") >= 298
+    git(root, "update-index", "--no-split-index")  # whole again; the shared part lingers
+    assert {p: (size, int(mtime)) for p, (size, mtime)
+            in gitindex.index_files(root / ".git").items()} == as_git_lists(root)
+
+
+def test_commits_rewrite_only_the_split_part_and_git_agrees(split: Store) -> None:
+    root = split.root
+    assert git(root, "config", "core.splitIndex").strip() == "true"
+    before = shared_parts(root)
+    assert before
+    for n in range(3):
+        split.append(DAY, f"\n## 09:0{n}\n\nentry {n}\n", actor=BOT, tool="remember")
+    split.write("memory/world/topic-07.md", "# Topic 7, revised\n", actor=BOT, tool="t")
+    assert shared_parts(root) == before  # the shared part was not written again
+    assert (root / ".git" / "index").stat().st_size < min(
+        (root / ".git" / name).stat().st_size for name in before)
+    assert git(root, "status", "--porcelain") == ""
+    assert git(root, "diff", "--cached", "--name-only") == ""
+    # libgit2 reads commits and diffs on this repository without touching the index
+    detail = split.commit(split.log(limit=1)[0].sha)
+    assert [f.path for f in detail.files] == ["memory/world/topic-07.md"]
+    assert "entry 2" in split.read(DAY)
+    assert len(split.log(DAY, limit=10)) == 4
+
+
+def test_a_persons_commit_keeps_what_agents_wrote(split: Store) -> None:
+    """The index follows each commit tick, so a person who stages one file and commits does
+    not commit the index's old versions of the agents' files (reverting them)."""
+    root = split.root
+    split.append(DAY, "\n## 10:00\n\nfrom the agent\n", actor=BOT, tool="remember")
+    (root / "memory/world/by-hand.md").write_text("# By hand\n")
+    git(root, "add", "memory/world/by-hand.md")
+    git(root, "commit", "-qm", "by hand")
+    assert "from the agent" in git(root, "show", f"HEAD:{DAY}")
+    assert git(root, "status", "--porcelain") == ""
+    assert split.read("memory/world/by-hand.md") == "# By hand\n"
+
+
+def test_a_repository_that_keeps_its_index_whole_is_left_so(monkeypatch: pytest.MonkeyPatch,
+                                                            tmp_path: Path) -> None:
+    monkeypatch.setattr(gitrepo, "SPLIT_INDEX_FROM", 1)
+    root = tmp_path / "ws"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "core.splitIndex", "false")
+    store = Store(root)
+    store.write(DAY, "# 2026-11-20\n", actor=BOT, tool="remember")
+    store.git.split_index()
+    store.append(DAY, "\n## 09:00\n\nhi\n", actor=BOT, tool="remember")
+    assert git(root, "config", "core.splitIndex").strip() == "false"
+    assert shared_parts(root) == {}
+    assert git(root, "status", "--porcelain") == ""
+    store.close()
+
+
+def test_a_locked_split_index_is_refreshed_by_the_next_flush(split: Store) -> None:
+    root = split.root
+    lock = root / ".git" / "index.lock"
+    lock.write_bytes(b"")
+    split.append(DAY, "\n## 11:00\n\nwhile locked\n", actor=BOT, tool="remember")
+    assert "while locked" in git(root, "show", f"HEAD:{DAY}")
+    lock.unlink()
+    split.flush()
+    assert git(root, "status", "--porcelain") == ""

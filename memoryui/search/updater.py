@@ -32,9 +32,12 @@ log = logging.getLogger("memoryui.search")
 
 DRAIN_EVERY = 0.3  # seconds between background drains of the write queue
 # ... in a worker whose agent writes serve's supervisor commits and indexes (Store.hosted):
-# by then the supervisor has indexed them, so they are skipped, not tokenized here again
-# (which held up the worker's requests); what the worker committed itself (a UI edit, a
-# sync) is indexed then. A search drains the queue first either way.
+# only what the worker committed itself (a UI edit, a sync) is indexed then. Its writes left
+# to the supervisor (`Store.host_indexes`) stay queued for a search this worker answers,
+# which drains the whole queue first. Skipping them only when the index already held the
+# file's current size and stamp was not enough: under agent traffic a daily log has changed
+# again by then, so every worker re-tokenized every log it wrote every 2 s, in bursts that
+# held up its requests (a third of the slow `remember` calls at half load).
 DRAIN_EVERY_HOSTED = 2.0
 READ_AHEAD = 8  # batches of READ_BATCH files a rebuild reads ahead of the index writer
 READ_BATCH = 256
@@ -129,20 +132,33 @@ class Updater:
                                                  name="memoryui-search-indexer")
                 self._drainer.start()
 
+    def _left_to_host(self) -> frozenset[str]:
+        store = self.store
+        return frozenset(store.host_indexes) if store is not None else frozenset()
+
     def _hosted(self) -> bool:
         store = self.store
         return store is not None and store.hosted
 
-    def drain(self) -> int:
-        """Index every queued path now.
+    def drain(self, leave_to_host: bool = False) -> int:
+        """Index every queued path now; with `leave_to_host`, not those the store's host
+        commits and indexes (they stay queued for a search this process answers).
 
         One drain at a time: the exit hook must wait for a drain the background thread has
         begun, or paths it took from the queue would die with it at interpreter exit.
         """
         with self._drain_lock:
             with self._queue_lock:
-                changed, self._queue = self._queue, {}
-                exact, self._exact = self._exact, set()
+                # read under the queue's lock: a write marks its path before it enqueues it
+                leave = self._left_to_host() if leave_to_host else frozenset()
+                if leave:
+                    changed = {p: w for p, w in self._queue.items() if p not in leave}
+                    self._queue = {p: w for p, w in self._queue.items() if p in leave}
+                    exact = self._exact - self._queue.keys()
+                    self._exact &= self._queue.keys()
+                else:
+                    changed, self._queue = self._queue, {}
+                    exact, self._exact = self._exact, set()
             return self._index_at(changed, exact=exact, fresh=True) if changed else 0
 
     def _drain_quietly(self) -> None:
@@ -153,13 +169,15 @@ class Updater:
 
     def _drain_loop(self) -> None:
         while True:
-            time.sleep(DRAIN_EVERY_HOSTED if self._hosted() else DRAIN_EVERY)
+            hosted = self._hosted()
+            time.sleep(DRAIN_EVERY_HOSTED if hosted else DRAIN_EVERY)
             with self._queue_lock:
-                if not self._queue:
+                leave = self._left_to_host() if hosted else frozenset()
+                if not self._queue.keys() - leave:  # (what is left waits for a search)
                     self._drainer = None
                     return
             try:
-                self.drain()
+                self.drain(leave_to_host=hosted)
             except Exception:  # noqa: BLE001 - the next catch-up scan repairs the index
                 log.exception("search index update failed")
 

@@ -64,11 +64,12 @@ def _atomic_write(path: Path, data: bytes, sync_folder: bool = True) -> None:
         fsync_dir(path.parent)
 
 
-def append_in_place(path: Path, size: int, tail: bytes) -> bool:
-    """Append `tail` to the file at `path` and fdatasync it, if the file still is the one
-    of `size` bytes the caller read (a regular file with no other name) and `tail` ends in
-    the memory page its first byte goes to; False, with nothing written, otherwise (the
-    caller then writes the whole file atomically).
+def append_in_place(path: Path, size: int, tail: bytes) -> int | None:
+    """Append `tail` to the file at `path`, if the file still is the one of `size` bytes the
+    caller read (a regular file with no other name) and `tail` ends in the memory page its
+    first byte goes to; returns the open descriptor, for `sync_appended` to make durable
+    once the caller has let go of the file's lock. None, with nothing written, otherwise
+    (the caller then writes the whole file atomically).
 
     A daily log's entry so costs its own bytes and one sync: rewriting the whole log was
     a new file of its full size, two syncs (file and folder) and, late in a busy day,
@@ -80,25 +81,37 @@ def append_in_place(path: Path, size: int, tail: bytes) -> bool:
     A second name (a hard link, possibly outside the workspace) is never written through.
     """
     if not tail or size % PAGE + len(tail) > PAGE:
-        return False
+        return None
     with disk_errors():
         try:
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError:
-            return False
+            return None
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or st.st_size != size:
-                return False
-            try:
-                _write_all(fd, tail)
-                os.fdatasync(fd)
-            except BaseException:
+                os.close(fd)
+                return None
+            _write_all(fd, tail)
+        except BaseException:
+            if os.fstat(fd).st_size != size:
                 os.ftruncate(fd, size)
-                raise
-            return True
-        finally:
             os.close(fd)
+            raise
+        return fd
+
+
+def sync_appended(fd: int) -> None:
+    """Make an in-place append durable, then close it. Called after the file's lock is let
+    go: the next writer of the same log appends meanwhile, and their syncs share one
+    journal commit instead of each waiting behind the other's (half of an agent write's
+    time at half load went to waiting for that lock). A write is acknowledged only after
+    its own sync, which covers everything appended to the file before it."""
+    try:
+        with disk_errors():
+            os.fdatasync(fd)
+    finally:
+        os.close(fd)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -12,6 +12,7 @@ batch file behind and the next flush commits it with its original authors.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -127,8 +128,8 @@ class GitRepo:
         self.state_dir = git_dir / "memoryui"
         self.state_dir.mkdir(exist_ok=True)
         self.journal = self.state_dir / "journal.jsonl"
-        # Called with (paths, commit time) after each commit a flush makes: set in the
-        # process that commits for the others (Store.host_commits), which indexes them.
+        # Called with (paths, commit time) after each commit a flush makes (set by the Store:
+        # its listeners, the search index, hear of what this process commits).
         self.on_commit: Callable[[list[str], float], None] | None = None
         self.index_stale = self.state_dir / "index-stale.jsonl"
         # exclusive: the tree as a whole; shared + a path lock: one file (Store.update)
@@ -198,8 +199,13 @@ class GitRepo:
 
     @staticmethod
     def blob_id(data: bytes) -> str:
-        """The id `create_blob` would give, with nothing written (see Record.data)."""
-        return str(pygit2.hash(data))
+        """The id `create_blob` would give, with nothing written (see Record.data): git's
+        object header and the content through OpenSSL's SHA-1, 3x faster than libgit2's
+        collision-detecting one (`pygit2.hash`; 0.75 against 0.23 ms for a 500 KB log at
+        every append). The objects themselves are still made, and named, by libgit2."""
+        digest = hashlib.sha1(b"blob %d\0" % len(data), usedforsecurity=False)
+        digest.update(data)
+        return digest.hexdigest()
 
     def resolve_commit(self, rev: object, min_len: int = MIN_COMMIT_ID) -> str:
         """The full sha of a commit id typed by a person or sent by a client.

@@ -13,7 +13,8 @@ import logging
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import pygit2
@@ -32,6 +33,7 @@ from .files import (
     disk_errors,
     fsync_dir,
     prune_empty_dirs,
+    sync_appended,
 )
 from .gitrepo import MIN_COMMIT_ID, GitRepo, Record
 from .layout import Address, Kind, Layout, get_layout
@@ -63,13 +65,19 @@ def version_of(data: bytes | str | None) -> str | None:
 @dataclass
 class WriteResult:
     path: str
-    version: str | None  # sha256 of the new content, None when deleted
+    data: bytes | None = field(repr=False)  # the new content, None when deleted
     changed: bool
     created: bool = False
     deleted: bool = False
     commit: str | None = None
     old_text: str | None = None
     text: str | None = None
+
+    @cached_property
+    def version(self) -> str | None:
+        """sha256 of the new content (None when deleted), asked for by the file API, not by
+        agents' appends (a quarter of an append's CPU on a 500 KB log)."""
+        return version_of(self.data)
 
 
 def _existing(folder: Path, root: Path) -> Path:
@@ -107,6 +115,12 @@ class Store:
         # Called as listener(paths, when) after files change (the search index); `when` is
         # the time the change is committed with, when the store knows it (see `notify`).
         self.listeners: list[Callable[[list[str], float | None], None]] = []
+        # Paths whose last write here waits for serve's supervisor, which commits it and
+        # indexes it (host_commits): this worker's own background indexing leaves them.
+        # Whatever this process commits itself (a UI edit's flush, a stand-in tick) its
+        # listeners hear of, with the commit's time.
+        self.host_indexes: set[str] = set()
+        self.git.on_commit = self._committed
         self.git.repair()
         self.git.prepare()
         if self.git.has_uncommitted():
@@ -229,60 +243,77 @@ class Store:
         backdates the author time (demo data, imports).
         """
         full = self.abspath(path)
-        # Shared with writers of other files (an fsync here never holds them up); the
-        # path lock orders the writers of this one.
-        with self.git.write_lock.shared(), self.git.path_lock(path):
-            old_bytes = walk.read_nofollow(self.root, path)
-            old = None if old_bytes is None else old_bytes.decode("utf-8", "replace")
-            self._check_expect(path, old, old_bytes, expect)
-            new = fn(old)
-            if new is None or (new is not DELETE and old is not None and new == old):
-                return WriteResult(path, version_of(old_bytes), False, old_text=old, text=old)
-            added: list = []
-            base = in_place = tail = None
-            if new is DELETE:
-                full.unlink()
-                prune_empty_dirs(full.parent, self.root)
-                blob, data = None, None
-            else:
-                if not isinstance(new, str):
-                    raise TypeError("update functions return str, None or DELETE")
-                names.validate_relpath(path, write=True)
-                data = names.validate_text(new, old).encode()
-                if len(data) > MAX_FILE_BYTES:
-                    raise TooLarge(f"{path} would be {len(data)} bytes; the limit is "
-                                   f"{MAX_FILE_BYTES} bytes")
-                trailers = [tuple(t) for t in trailers]  # read twice: here and the record
-                machine = actor.kind == "agent" or any(k == "Memoryui-Token" for k, *_ in trailers)
-                added = self.secrets.check(path, old, new, "agent" if machine else actor.kind,
-                                           SecretFound)
-                # Its blob is made when it is committed (gitrepo.Record.data); a full disk
-                # fails the write of the temporary file, before the file is touched.
-                blob = self.git.blob_id(data)
-                # An append (a daily log's entry) goes in place, once: memoryui's writers of
-                # this path wait on its lock, readers see the file grow (files.append_in_place).
-                if old_bytes and data.startswith(old_bytes):
-                    base = len(old_bytes)
-                    tail = data[base:]
-                    in_place = append_in_place(full, base, tail)
-                try:
-                    if not in_place:
-                        atomic_write(full, data, sync_folder=False)  # synced below, unlocked
-                except (NotADirectoryError, FileExistsError):
-                    raise InvalidName(f"invalid path {path!r}: a file stands where a folder "
-                                      "is needed") from None
-            rec = Record(path, blob, actor, tool, message, [tuple(t) for t in trailers],
-                         time=when or 0.0, data=data if base is None else tail, base=base)
-            self.git.record(rec)
-            self._touch(path)
-            self.secrets.written(path, old, None if data is None else new, added)
-        if not in_place:  # a new name (or one removed) lasts once its folder is synced
+        appended = None  # an in-place append's descriptor, synced once the locks are let go
+        try:
+            # Shared with writers of other files (an fsync here never holds them up); the
+            # path lock orders the writers of this one.
+            with self.git.write_lock.shared(), self.git.path_lock(path):
+                old_bytes = walk.read_nofollow(self.root, path)
+                old = None if old_bytes is None else old_bytes.decode("utf-8", "replace")
+                self._check_expect(path, old, old_bytes, expect)
+                new = fn(old)
+                if new is None or (new is not DELETE and old is not None and new == old):
+                    return WriteResult(path, old_bytes, False, old_text=old,
+                                       text=old)
+                added: list = []
+                base = tail = None
+                if new is DELETE:
+                    full.unlink()
+                    prune_empty_dirs(full.parent, self.root)
+                    blob, data = None, None
+                else:
+                    if not isinstance(new, str):
+                        raise TypeError("update functions return str, None or DELETE")
+                    names.validate_relpath(path, write=True)
+                    data = names.validate_text(new, old).encode()
+                    if len(data) > MAX_FILE_BYTES:
+                        raise TooLarge(f"{path} would be {len(data)} bytes; the limit is "
+                                       f"{MAX_FILE_BYTES} bytes")
+                    trailers = [tuple(t) for t in trailers]  # read twice: here and the record
+                    machine = actor.kind == "agent" or \
+                        any(k == "Memoryui-Token" for k, *_ in trailers)
+                    added = self.secrets.check(path, old, new,
+                                               "agent" if machine else actor.kind, SecretFound)
+                    # Its blob is made when it is committed (gitrepo.Record.data); a full disk
+                    # fails the write of the temporary file, before the file is touched.
+                    blob = self.git.blob_id(data)
+                    # An append (a daily log's entry) goes in place, once: memoryui's writers
+                    # of this path wait on its lock, readers see the file grow; its sync
+                    # comes after the lock (files.append_in_place, sync_appended).
+                    if old_bytes and data.startswith(old_bytes):
+                        base = len(old_bytes)
+                        tail = data[base:]
+                        appended = append_in_place(full, base, tail)
+                    try:
+                        if appended is None:
+                            # the file is synced inside, its folder below, unlocked
+                            atomic_write(full, data, sync_folder=False)
+                    except (NotADirectoryError, FileExistsError):
+                        raise InvalidName(f"invalid path {path!r}: a file stands where a "
+                                          "folder is needed") from None
+                rec = Record(path, blob, actor, tool, message, [tuple(t) for t in trailers],
+                             time=when or 0.0, data=data if base is None else tail,
+                             base=base)
+                self.git.record(rec)
+                self._touch(path)
+                self.secrets.written(path, old, None if data is None else new, added)
+        except BaseException:
+            if appended is not None:
+                os.close(appended)
+            raise
+        if appended is not None:
+            sync_appended(appended)
+        else:  # a new name (or one removed) lasts once its folder is synced
             with disk_errors():
                 fsync_dir(full.parent if data is not None else _existing(full.parent, self.root))
-        result = WriteResult(path, version_of(data), True, created=old is None,
+        result = WriteResult(path, data, True, created=old is None,
                              deleted=data is None, old_text=old,
                              text=None if data is None else new)
         result.commit = self._after_write(rec.id)
+        if result.commit is None and self.hosted:
+            self.host_indexes.add(path)
+        else:
+            self.host_indexes.discard(path)
         self.notify([path], when=rec.time)
         return result
 
@@ -307,7 +338,7 @@ class Store:
             self.git.record(r2)
             self._touch(old, new)
             self.secrets.moved(old, new)
-        res = WriteResult(new, version_of(data), True, created=True)
+        res = WriteResult(new, data, True, created=True)
         res.commit = self._after_write(r2.id)
         self.notify([old, new], when=r2.time)
         return res
@@ -402,8 +433,11 @@ class Store:
         supervisor, whose workers get its pid as `commit_host`): tick from now on, and tell
         the listeners what each tick commits, so its search index indexes them here rather
         than in a worker, where indexing held up the requests (see committer.py)."""
-        self.git.on_commit = self._tell
         self.committer.start()
+
+    def _committed(self, paths: list[str], when: float) -> None:
+        self.host_indexes.difference_update(paths)
+        self._tell(paths, when)
 
     def _tell(self, paths: list[str], when: float | None) -> None:
         for listener in list(self.listeners):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryui.search import PostgresSearchIndex, SearchIndex
+from memoryui.search import PostgresSearchIndex, SearchIndex, updater
 from memoryui.store import Actor, Store
 from tests.search.helpers import ALICE, BOT, daily, note, paths
 
@@ -69,6 +69,28 @@ def test_a_hosted_worker_finds_its_own_write_before_its_host_committed_it(tmp_pa
     s.write(path, "lightning fast\n", actor=BOT, tool="test")
     assert s.head() is None
     assert paths(idx.search("lightning", catch_up=False)) == [path]  # the drain found it
+    s.close()
+
+
+def test_a_hosted_worker_leaves_the_indexing_of_its_agent_writes_to_its_host(
+        tmp_path, monkeypatch):
+    """Under agent traffic a daily log has changed again by a worker's next background
+    drain, so "skip what the index already holds" skipped nothing: every worker re-read and
+    re-tokenized every log it wrote, every 2 s, holding up its requests. The drain leaves
+    writes its host commits (and indexes); it indexes what the worker committed itself (a
+    UI edit, flushed at once); a search it answers still drains everything first."""
+    monkeypatch.setattr(updater, "DRAIN_EVERY_HOSTED", 0.01)
+    s = Store(tmp_path / "ws", commit_delay=30, commit_host=os.getpid())
+    idx = SearchIndex(tmp_path / "s.db", catch_up_interval=3600)
+    idx.attach(s)
+    edited = note(s, "ops-bot", "runbook", "falcon failover steps\n", actor=ALICE)
+    s.flush()  # as the editor does: this worker commits it, not the host
+    log = daily(s, "ops-bot", "2026-11-20", ("09:00", "kestrel paged twice"))
+    assert s.hosted and s.host_indexes == {log}
+    while (drainer := idx._drainer) is not None:  # its background drains end
+        drainer.join(30)
+    assert set(idx._stamps([edited, log])) == {edited}  # as indexed, nothing drained first
+    assert paths(idx.search("kestrel", catch_up=False)) == [log]  # read your writes
     s.close()
 
 

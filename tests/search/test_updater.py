@@ -91,6 +91,16 @@ def test_a_hosted_worker_leaves_the_indexing_of_its_agent_writes_to_its_host(
         drainer.join(30)
     assert set(idx._stamps([edited, log])) == {edited}  # as indexed, nothing drained first
     assert paths(idx.search("kestrel", catch_up=False)) == [log]  # read your writes
+    # A worker that answers no search keeps no growing list of what its host indexes:
+    # past LEFT_TO_HOST_FOR its host has long committed and indexed them.
+    monkeypatch.setattr(updater, "LEFT_TO_HOST_FOR", -1.0)
+    daily(s, "ops-bot", "2026-11-21", ("09:00", "heron landed"))
+    while (drainer := idx._drainer) is not None:
+        drainer.join(30)
+    idx.enqueue([edited])  # a next write restarts the drains, which let the old one go
+    while (drainer := idx._drainer) is not None:
+        drainer.join(30)
+    assert s.host_indexes == set() and idx._queue == {}
     s.close()
 
 

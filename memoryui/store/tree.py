@@ -237,12 +237,21 @@ class TreeModel:
                              lambda p, oid, t: LastChange(oid, t, self, p))
         if saved is None:
             return False
-        head, last = saved
-        self._last, self._last_head = last, head
-        if self._tree is not None:  # listed before this map existed: list again
-            self._tree = None
-            self._reset_at = self.version = self.version + 1
+        self._take(*saved)
         return True
+
+    def _take(self, head: str, last: dict[str, LastChange]) -> None:
+        """Make `last` (as of `head`) the map; the caller holds `_lock`. A tree listed
+        before it gets its last changes filled in, and the map the tree's path strings. It
+        used to be listed again instead: at a first start on 200k files the worker that
+        loaded the map another had read listed everything a second time while the first
+        listing and its overview were still held, and stayed 85-140 MB larger."""
+        if self._tree is not None:
+            last = self._share_paths(last)
+            self._tree = self._tree.copy()
+        self._last, self._last_head = last, head
+        if self._tree is not None:
+            self._changed(list(last))
 
     def _start_history(self, head: str) -> None:
         if self._history_thread is not None:
@@ -257,13 +266,8 @@ class TreeModel:
                             return  # the next last_changes() catches up from its head
                     last = self._read_history(None, head)
                     with self._lock:
-                        if self._tree is not None:  # fill in what the listing left empty,
-                            last = self._share_paths(last)  # one path string for both
-                        self._last, self._last_head = last, head
+                        self._take(head, last)
                         self._save(force=True)
-                        if self._tree is not None:
-                            self._tree = self._tree.copy()
-                        self._changed(list(last))
                     del last
                 memory.release()  # the read's temporaries: 100+ MB of `git log` at 200k
             except Exception:  # noqa: BLE001 - the next request tries again

@@ -240,6 +240,10 @@ def test_the_workers_of_a_server_read_the_whole_history_once(seeded: Store,
         return real(root_, since, head)
 
     monkeypatch.setattr(tree.history, "last_changes", counting)
+    listings = []
+    real_listing = tree.listing.indexed
+    monkeypatch.setattr(tree.listing, "indexed",
+                        lambda *a: listings.append(a) or real_listing(*a))
     workers = [Store(root), Store(root)]
     for w in workers:
         w.tree()
@@ -248,7 +252,11 @@ def test_the_workers_of_a_server_read_the_whole_history_once(seeded: Store,
     for w in workers:
         w.tree_model.wait_for_history(60)
         assert w.tree()[MEM].last["actor"] == "agent:ops-bot"
+        assert shown(w) == on_disk(root)
     assert len(full_reads) == 1
+    # The worker that loaded the map keeps its listing (listing 200k files again while
+    # the first was still held left it 85-140 MB larger)
+    assert len(listings) == 2
 
 
 def test_a_repository_memoryui_did_not_create_gets_a_commit_graph(tmp_path: Path) -> None:

@@ -218,3 +218,14 @@ def test_a_client_validating_against_the_listing_can_use_both_forms(client, work
         resp = call(client, own, "ops-bot", "memory", args)
         assert resp.status_code == 200, resp.content
     assert workspace.read(f"agents/ops-bot/memory/{fmt}.md") == "x\n"
+
+
+def test_replies_carry_text_as_utf8_whatever_encoder_wrote_them(client, workspace, own):
+    """An ASCII reply goes through JSON's faster ASCII encoder (the same bytes); text with
+    other characters still comes back as UTF-8, never as \\u escapes."""
+    for entry in ("deployed the api at 09:00", "déployé l'API à 09:00 — ✓"):
+        assert call(client, own, "ops-bot", "remember", {"content": entry}).status_code == 200
+        resp = call(client, own, "ops-bot", "recall", {"days": 1})
+        assert resp.status_code == 200
+        assert entry.encode() in resp.content and b"\\u" not in resp.content
+        assert entry in json.dumps(resp.json(), ensure_ascii=False)

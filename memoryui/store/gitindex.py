@@ -9,8 +9,9 @@ extension) and loads the index for every diff and blame (to look up attributes),
 
 - every libgit2 handle memoryui opens gets an empty in-memory index (`open_repo`): libgit2
   never reads `.git/index` (nor holds its 200k entries in each worker's memory);
-- the index is refreshed by `git update-index` (`stage`); `prepare` turns on
-  `core.splitIndex` only when the handles could be kept off the index (`DETACHED`);
+- the index is refreshed by `git update-index` (`stage`); `GitRepo.split_index` turns on
+  `core.splitIndex` once the index is large, and only when the handles can be kept off it
+  (`DETACHED`);
 - the listing reads the index here (`index_files`), in either form.
 """
 
@@ -57,17 +58,20 @@ def _set_index_function():
 
 
 _SET_INDEX = _set_index_function()
-DETACHED = _SET_INDEX is not None  # every handle open_repo makes has its own empty index
+# Every handle open_repo makes has its own empty index (pygit2's pointers as 1.15-1.21 name them)
+DETACHED = _SET_INDEX is not None and hasattr(pygit2.Index(), "_index")
 
 
 def open_repo(root: Path | str) -> pygit2.Repository:
     """A libgit2 handle on the workspace that never reads `.git/index` (see above)."""
     repo = pygit2.Repository(str(root))
-    if _SET_INDEX is not None:
+    if DETACHED:
         index = pygit2.Index()  # in memory: no file behind it
         ptr = int(pygit2.ffi.cast("uintptr_t", repo._repo))
         if _SET_INDEX(ptr, int(pygit2.ffi.cast("uintptr_t", index._index))) == 0:
             repo._memoryui_index = index  # libgit2 holds its own reference too
+        else:
+            log.error("libgit2 could not be given its own index: %s", root)
     return repo
 
 

@@ -12,6 +12,7 @@ import hashlib
 import logging
 import os
 import re
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -120,7 +121,8 @@ class Store:
         # Whatever this process commits itself (a UI edit's flush, a stand-in tick) its
         # listeners hear of, with the commit's time.
         self.host_indexes: set[str] = set()
-        self.git.on_commit = self._committed
+        ref = weakref.ref(self)  # (no cycle: a dropped Store is freed at once, as before)
+        self.git.on_commit = lambda paths, when: (s := ref()) and s._committed(paths, when)
         self.git.repair()
         self.git.prepare()
         if self.git.has_uncommitted():

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from memoryui.store import memory
+from memoryui.store.committer import yield_cpu
 
 from .documents import Doc, DocReader, read_docs, scan
 
@@ -173,6 +174,8 @@ class Updater:
             log.exception("search index update at exit failed")
 
     def _drain_loop(self) -> None:
+        if self.store is not None and self.store.committer.hosting:
+            yield_cpu()  # serve's supervisor: its indexing yields to the workers' requests
         while True:
             hosted = self._hosted()
             time.sleep(DRAIN_EVERY_HOSTED if hosted else DRAIN_EVERY)

@@ -37,6 +37,20 @@ STAND_IN_AFTER = 2.0  # seconds journaled writes may wait on a live host before 
 # load 6.9 ms, 3.6 ms with a tick a second). A lone write still waits only `delay`.
 BUSY_RECORDS = 50
 BUSY_DELAY = 0.8
+# The host's ticks and its search indexing run at this niceness (the thread's own, on
+# Linux): at half load 77 % of the slow `remember` calls fell inside a tick or an index
+# drain of the supervisor (18 % of the time); niced, the median p99 over five paired runs
+# went from 3.4x to 3.0x p50 in a run's first 10 s and from 5.5x to 4.5x in the next.
+HOST_NICE = 19
+
+
+def yield_cpu() -> None:
+    """Run the calling thread at the lowest CPU priority, so the workers' requests go first
+    when both want a core (Linux gives each thread its own nice value; elsewhere nothing)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), HOST_NICE)
+    except (OSError, AttributeError):
+        pass
 
 
 class Committer:
@@ -46,6 +60,7 @@ class Committer:
         self.git = git
         self.delay = delay
         self.host = host  # pid of the process that ticks for this one (None: tick here)
+        self.hosting = False  # this process ticks for the others (serve's supervisor)
         self._waiting_since: float | None = None  # hosted: first tick that saw writes wait
         self.stop = threading.Event()  # set: the background thread ends, no more ticks
         self._thread: threading.Thread | None = None
@@ -84,6 +99,7 @@ class Committer:
     def start(self) -> None:
         """Begin ticking now (the host process of a server), not at the first write."""
         if self.delay > 0:
+            self.hosting = True
             self._ensure_thread()
 
     def _ensure_thread(self) -> None:
@@ -93,9 +109,11 @@ class Committer:
             if self._thread is not None and self._thread.is_alive():
                 return
             ref = weakref.ref(self)
-            stop, delay = self.stop, self.delay
+            stop, delay, hosting = self.stop, self.delay, self.hosting
 
             def loop() -> None:
+                if hosting:
+                    yield_cpu()
                 wait = delay
                 while not stop.wait(wait):
                     committer = ref()

@@ -137,6 +137,50 @@ def test_a_hosted_store_leaves_commits_and_their_indexing_to_its_host(tmp_path: 
     host.close()
 
 
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="thread priorities are Linux's")
+def test_the_hosts_ticks_and_indexing_yield_the_cpu_to_requests(tmp_path: Path) -> None:
+    """serve's supervisor commits and indexes at the lowest CPU priority (its threads' own
+    nice value), so the workers' requests go first when both want a core; a worker that
+    stands in for it, and a store that commits its own writes, keep theirs."""
+    from memoryui.search import SearchIndex
+
+    root = tmp_path / "ws"
+    host = Store(root, commit_delay=0.05)
+    index = SearchIndex(tmp_path / "s.db", catch_up_interval=3600)
+    index.attach(host)
+    nice: dict[str, int] = {}
+    done, drained = threading.Event(), threading.Event()
+
+    def heard(paths: list[str], when: float | None) -> None:
+        nice["tick"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        done.set()
+
+    real_write = index._write
+
+    def write(*args, **kwargs):
+        nice["drain"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        drained.set()
+        return real_write(*args, **kwargs)
+
+    index._write = write
+    host.listeners.insert(0, heard)
+    host.host_commits()
+    worker = Store(root, commit_delay=0.05, commit_host=os.getpid())
+    worker.append(LOG, "\n## 09:00\n\nfrom the worker\n", header="# 2026-11-24\n",
+                  actor=Actor.agent("a"), tool="remember")
+    assert done.wait(DEADLINE), "the host never committed it"
+    assert drained.wait(DEADLINE), "the host never indexed it"
+    assert nice == {"tick": 19, "drain": 19}
+    own = Store(tmp_path / "own", commit_delay=0.05)
+    mine = committed(own)
+    own.write(MEM, "mine\n", actor=Actor.agent("a"), tool="reflect")
+    assert mine.wait(DEADLINE)
+    assert os.getpriority(os.PRIO_PROCESS, own.committer._thread.native_id) == \
+        os.getpriority(os.PRIO_PROCESS, 0)
+    for s in (worker, own, host):
+        s.close()
+
+
 def test_a_hosted_store_commits_itself_once_its_host_is_gone(tmp_path: Path) -> None:
     gone = subprocess.Popen(["true"])
     gone.wait()

@@ -57,7 +57,8 @@ def test_eight_processes_append_1600_entries_each_exactly_once(tmp_path: Path) -
         added = git(root, "log", f"--author=^writer-{w} <", "-p", "--format=", "--", DAILY)
         mine = set(re.findall(r"^\+entry (w\d-\d{3})$", added, flags=re.M))
         assert mine == {f"w{w}-{i:03d}" for i in range(200)}
-    subprocess.run(["git", "fsck", "--strict"], cwd=root, check=True, capture_output=True)
+    fsck = subprocess.run(["git", "fsck", "--strict"], cwd=root, capture_output=True, text=True)
+    assert fsck.returncode == 0, fsck.stdout + fsck.stderr
 
 
 WRITER = """

@@ -48,8 +48,9 @@ PREPARED_CONFIG = (
     ("fetch.writeCommitGraph", "true"),
 )
 # Below this many entries a whole index is a few hundred KB; above, each commit tick rewrote
-# megabytes (see gitindex). Shared parts are rewritten after 2 % of the entries changed and
-# removed a day after their last use (git's defaults: 20 %, two weeks).
+# megabytes (see gitindex). The shared part is rewritten once 2 % of the entries are new
+# (git counts added entries only; changed ones stay in the split part) and old shared parts
+# are removed a day after their last use (git's defaults: 20 %, two weeks).
 SPLIT_INDEX_FROM = 2000
 SPLIT_INDEX_CONFIG = (
     ("core.splitIndex", "true"),
@@ -526,8 +527,8 @@ class GitRepo:
 
     def split_index(self) -> None:
         """Turn on git's split index once the index has SPLIT_INDEX_FROM entries: each commit
-        then rewrites only the entries changed since the shared part (at most 2 % of them)
-        instead of the whole index (see `gitindex`). Only when libgit2 is kept off the index,
+        then rewrites only the entries changed since the shared part was written instead
+        of the whole index (see `gitindex`). Only when libgit2 is kept off the index,
         and never against the repository's own `core.splitIndex`."""
         if gitindex.DETACHED and gitindex.index_size(self.git_dir) >= SPLIT_INDEX_FROM:
             self._configure(SPLIT_INDEX_CONFIG)

@@ -312,7 +312,8 @@ class Store:
                              deleted=data is None, old_text=old,
                              text=None if data is None else new)
         result.commit = self._after_write(rec.id)
-        if result.commit is None and self.hosted:
+        # (a dead host's writes are committed by a stand-in here, which lets go of them)
+        if result.commit is None and self.committer.host is not None:
             self.host_indexes.add(path)
         else:
             self.host_indexes.discard(path)

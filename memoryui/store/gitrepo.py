@@ -12,6 +12,7 @@ batch file behind and the next flush commits it with its original authors.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import logging
@@ -52,6 +53,7 @@ PREPARED_CONFIG = (
 # (git counts added entries only; changed ones stay in the split part) and old shared parts
 # are removed a day after their last use (git's defaults: 20 %, two weeks).
 SPLIT_INDEX_FROM = 2000
+HOUSEKEEPING_LOCK = "housekeeping.lock"  # held by the one housekeeping running (`maintain`)
 SPLIT_INDEX_CONFIG = (
     ("core.splitIndex", "true"),
     ("splitIndex.maxPercentChange", "2"),
@@ -552,19 +554,41 @@ class GitRepo:
                   f'[ "$n" -gt {self.loose_object_limit} ] && {{ git repack --geometric=2 -d -q; '
                   f'git reflog expire --all; }}; {graph}')
         env = {**os.environ, **GIT_ENV}
-        if background:
-            # Its own session, so a signal to the server's process group does not reach it;
-            # with the scheduler's autogroups (one per session, on by default) `nice` only
-            # ranks it inside that session, so the session itself is given nice 19 too
-            # (else a repack got as much CPU as the whole server: remember's p99 doubled).
-            script = f"echo 19 > /proc/self/autogroup 2>/dev/null; {script}"
-            # kept so tests (and commands) can wait for it; a server never does
-            self.maintenance = subprocess.Popen(
-                ["nice", "-n", "19", "sh", "-c", script], cwd=self.root,
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-                start_new_session=True)
-        else:
-            subprocess.run(["sh", "-c", script], cwd=self.root, capture_output=True, env=env)
+        # One housekeeping at a time across processes: the lock's descriptor goes to the
+        # child, which holds it until it exits (a process finding it held leaves the work
+        # to the one running; `wait_for_housekeeping` blocks on it).
+        fd = os.open(self.state_dir / HOUSEKEEPING_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | (fcntl.LOCK_NB if background else 0))
+            except BlockingIOError:
+                return
+            if background:
+                # Its own session, so a signal to the server's process group does not reach
+                # it; with the scheduler's autogroups (one per session, on by default) `nice`
+                # only ranks it inside that session, so the session itself is given nice 19
+                # too (else a repack got as much CPU as the whole server: remember's p99
+                # doubled).
+                script = f"echo 19 > /proc/self/autogroup 2>/dev/null; {script}"
+                # kept so tests (and commands) can wait for it; a server never does
+                self.maintenance = subprocess.Popen(
+                    ["nice", "-n", "19", "sh", "-c", script], cwd=self.root,
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                    start_new_session=True, pass_fds=(fd,))
+            else:
+                subprocess.run(["sh", "-c", script], cwd=self.root, capture_output=True,
+                               env=env)
+        finally:
+            os.close(fd)  # the lock stays while the child keeps its copy open
+
+    def wait_for_housekeeping(self) -> None:
+        """Block until no process's background housekeeping runs here (a repack removes
+        loose objects it packed: a `git fsck` beside it reports them missing)."""
+        fd = os.open(self.state_dir / HOUSEKEEPING_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        finally:
+            os.close(fd)
 
 
 def _group(records: list[Record]) -> list[list[Record]]:

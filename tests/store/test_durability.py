@@ -57,6 +57,9 @@ def test_eight_processes_append_1600_entries_each_exactly_once(tmp_path: Path) -
         added = git(root, "log", f"--author=^writer-{w} <", "-p", "--format=", "--", DAILY)
         mine = set(re.findall(r"^\+entry (w\d-\d{3})$", added, flags=re.M))
         assert mine == {f"w{w}-{i:03d}" for i in range(200)}
+    # A writer that made its 500th commit left a repack running in the background; it
+    # removes the loose objects it packed, which a `git fsck` beside it reports missing.
+    store.git.wait_for_housekeeping()
     fsck = subprocess.run(["git", "fsck", "--strict"], cwd=root, capture_output=True, text=True)
     assert fsck.returncode == 0, fsck.stdout + fsck.stderr
 
@@ -236,6 +239,31 @@ def test_housekeeping_packs_loose_objects_and_writes_the_commit_graph(store: Sto
     assert any(b"BIDX" in g.read_bytes() for g in graphs), "Bloom filters for path logs"
     assert git(store.root, "status", "--porcelain") == ""
     assert len(store.log(limit=100)) == 30
+
+
+def test_one_housekeeping_runs_at_a_time_across_processes(store: Store) -> None:
+    """Workers reaching their 500th commit together must not repack side by side; a
+    process that finds one running leaves the work to it, and can wait for it."""
+    lock = store.root / ".git/memoryui/housekeeping.lock"
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import fcntl, os, sys\n"
+        f"fd = os.open({str(lock)!r}, os.O_RDWR | os.O_CREAT)\n"
+        "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\nsys.stdin.read()\n")],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    store.git.maintain(background=True)
+    assert store.git.maintenance is None, "skipped: another process is housekeeping"
+    holder.communicate("")
+    store.git.wait_for_housekeeping()  # returns once the holder is gone
+    store.write("memory/MEMORY.md", "one\n", actor=Actor.agent("ops"), tool="t")
+    graphs = store.root / ".git/objects/info"
+    for old in graphs.glob("commit-graph*"):
+        subprocess.run(["rm", "-rf", str(old)], check=True)
+    store.git.maintain(background=True)
+    assert store.git.maintenance is not None
+    store.git.wait_for_housekeeping()  # the lock is held until the housekeeping ends
+    assert list(graphs.glob("commit-graph*")), "its commit-graph is written by then"
+    assert store.git.maintenance.wait(60) == 0
 
 
 def test_an_index_refresh_blocked_by_a_lock_is_retried_by_the_next_flush(tmp_path: Path) -> None:

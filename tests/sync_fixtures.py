@@ -23,6 +23,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from memoryui.store.gitrepo import wait_for_housekeeping
+
 GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_AUTHOR_NAME": "native-bot",
            "GIT_AUTHOR_EMAIL": "native-bot@agents.example", "GIT_COMMITTER_NAME": "native-bot",
            "GIT_COMMITTER_EMAIL": "native-bot@agents.example"}
@@ -45,6 +47,7 @@ def make_bare(path: Path, branch: str = "main") -> Path:
 
 def fsck_clean(path: Path | str) -> None:
     """`git fsck` finds nothing wrong (dangling objects are fine: they are not damage)."""
+    wait_for_housekeeping(Path(path))  # a repack beside fsck: loose objects "missing"
     proc = subprocess.run(["git", "fsck", "--no-dangling", "--no-progress"], cwd=path,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr

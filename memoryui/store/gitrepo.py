@@ -582,13 +582,21 @@ class GitRepo:
             os.close(fd)  # the lock stays while the child keeps its copy open
 
     def wait_for_housekeeping(self) -> None:
-        """Block until no process's background housekeeping runs here (a repack removes
-        loose objects it packed: a `git fsck` beside it reports them missing)."""
-        fd = os.open(self.state_dir / HOUSEKEEPING_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        finally:
-            os.close(fd)
+        wait_for_housekeeping(self.root)
+
+
+def wait_for_housekeeping(root: Path) -> None:
+    """Block until no process's background housekeeping runs in the workspace `root` (a
+    repack removes the loose objects it packed: a `git fsck` beside it reports them
+    missing). Returns at once where memoryui never kept house."""
+    try:
+        fd = os.open(root / ".git" / "memoryui" / HOUSEKEEPING_LOCK, os.O_RDWR)
+    except FileNotFoundError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    finally:
+        os.close(fd)
 
 
 def _group(records: list[Record]) -> list[list[Record]]:

@@ -12,6 +12,7 @@ import threading
 import uuid
 
 from memoryui.search import SearchIndex
+from memoryui.store.gitrepo import wait_for_housekeeping
 from tests.api.realserver import RealServer
 
 SCOPES = ["alpha", "bravo", "charlie", "delta", "echo"]
@@ -101,6 +102,7 @@ def test_2000_concurrent_remembers_land_once_each_attributed(tmp_path):
 
     # Nothing left uncommitted, and the repository is consistent.
     assert git(ws, "status", "--porcelain", "--untracked-files=all") == ""
+    wait_for_housekeeping(ws)  # a repack beside fsck: loose objects "missing"
     fsck = subprocess.run(["git", "fsck", "--full", "--strict"], cwd=ws, capture_output=True,
                           text=True)
     assert fsck.returncode == 0, fsck.stdout + fsck.stderr

@@ -59,6 +59,13 @@ class Guard:
             raise refuse(refusal(found), found)
         return found
 
+    def clean_tail(self, text: str) -> bool:
+        """Whether `text`, appended after a newline, adds no finding (or checks are off):
+        such an append leaves the file's record as it is (see `written`), so it needs
+        neither the old text nor line numbers."""
+        return not self.enabled or not scan_lines(enumerate(text.splitlines(), 1),
+                                                   self.allow.digests())
+
     def written(self, path: str, old: str | None, new: str | None,
                 added: list[Finding]) -> None:
         """Keep the record current after a write (new None: the file was deleted).

@@ -14,6 +14,7 @@ import pytest
 
 from memoryui.store import Actor, DiskFull, Store
 from memoryui.store.files import PAGE
+from tests.secrets.samples import GITHUB
 from tests.store.test_disk_full import fill, small_disk  # noqa: F401 (fixture)
 from tests.store.test_durability import started
 
@@ -137,3 +138,59 @@ def test_a_writer_killed_mid_append_leaves_whole_entries_only(tmp_path: Path) ->
     assert (root / LOG).read_text().startswith(git(root, "show", f"HEAD:{LOG}"))
     assert {e.path for e in store.pending()} <= {LOG}
     store.close()
+
+
+SECRET = f"token {GITHUB}"
+
+# (what the log holds before, what is appended): cases the entry path takes and cases it
+# leaves to `update`; either way the result must be the one `update` gives.
+CASES = {
+    "an entry to a log": (b"# d\n\n## 09:00\n\nfirst\n", "\n## 09:05\n\nsecond\n"),
+    "no newline at the end": (b"# d\n\nhalf a line", " goes on\n"),
+    "a NUL written natively": (b"# d\n\x00\n", "\n## 09:05\n\nplain\n"),
+    "not UTF-8": (b"# d\n\xff\xfe\n", "\nnext\n"),
+    "non-ASCII UTF-8": ("# d\n\nh\u00e9las \u2014 \U0001f600\n".encode(), "\nencore \u00e9\n"),
+    "across a page": (b"x" * (PAGE - 10) + b"\n", "\n## 09:05\n\nlonger than ten bytes\n"),
+    "a secret": (b"# d\n", f"\n{SECRET}\n"),
+    "a NUL appended": (b"# d\n", "bad\x00\n"),
+    "a lone surrogate": (b"# d\n", "bad \ud800\n"),
+    "an empty file": (b"", "\nfirst\n"),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_an_append_gives_what_a_whole_file_update_gives(tmp_path: Path, case: str) -> None:
+    """`append` takes a path of its own for an entry (no decoding or re-encoding of the
+    log); whatever it takes, file, commit and refusal are those of `update`."""
+    before, text = CASES[case]
+    outcomes = []
+    for name, write in (("append", lambda s: s.append(LOG, text, header=HEADER, actor=BOT,
+                                                         tool="remember")),
+                        ("update", lambda s: s.update(LOG, lambda old: (old or HEADER) + text
+                                                      if old else HEADER + text,
+                                                      actor=BOT, tool="remember"))):
+        store = Store(tmp_path / name)
+        (store.root / LOG).parent.mkdir(parents=True)
+        (store.root / LOG).write_bytes(before)
+        try:
+            result = write(store)
+            outcome = (result.changed, result.data, result.text)
+        except Exception as exc:  # noqa: BLE001 - the refusal is what is compared
+            outcome = (type(exc).__name__, str(exc))
+        store.flush()
+        committed = git(store.root, "show", f"HEAD:{LOG}") if outcome[0] is True else None
+        outcomes.append((outcome, (store.root / LOG).read_bytes(), committed,
+                         git(store.root, "status", "--porcelain")))
+        store.close()
+    assert outcomes[0] == outcomes[1]
+
+
+def test_an_entry_appended_to_a_flagged_log_keeps_its_findings(tmp_path: Path) -> None:
+    store = Store(tmp_path / "ws", secrets="flag")
+    store.append(LOG, f"\n{SECRET}\n", header=HEADER, actor=BOT, tool="remember")
+    found = store.secrets.record.get(LOG)
+    assert [f.line for f in found] == [3]
+    store.append(LOG, "\n## 09:05\n\nclean\n", actor=BOT, tool="remember")
+    assert store.secrets.record.get(LOG) == found
+    store.append(LOG, f"\nagain {SECRET}\n", actor=BOT, tool="remember")
+    assert [f.line for f in store.secrets.record.get(LOG)] == [3, 9]

@@ -358,8 +358,6 @@ class Store:
             with disk_errors():
                 fsync_dir(full.parent if data is not None else _existing(full.parent, self.root))
         result = WriteResult(path, data, True, created=old is None, deleted=data is None)
-        if data is not None:
-            result.__dict__["text"] = new  # (the cached property, already at hand)
         return self._written(result, rec.id, when=rec.time)
 
     def _written(self, result: WriteResult, record_id: str, when: float) -> WriteResult:

@@ -9,7 +9,10 @@ Rows, each with its floor measured in the same run and repository:
   `remember` (issue 15: remember's throughput should be at least half of it); the ratio is
   the median of the rounds' ratios.
 - `remember` paced at half the measured maximum rate: p99 against p50 shows whether calls
-  queue (issue 15: p99 below 3x p50).
+  queue (issue 15: p99 below 3x p50). Printed beside it: the share of its slow calls that
+  came in stalls (5 or more within 15 ms of each other: the machine or the whole server
+  paused, not one call), and how much of the run the cores were oversubscribed (Linux's
+  CPU pressure), for it and for the paced `/healthz` floor.
 - `Store.append` in-process with deferred commits (the store call alone, no HTTP, no
   Django), same floor.
 - `recall` over HTTP, sequential on one keep-alive connection. Floor: the same tool call
@@ -36,7 +39,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.clients import run_clients
+from bench.clients import CpuPressure, run_clients, stall_share
 from bench.floors import durable_write_floor, git_cli_floor
 from bench.run import percentile
 from memoryui.store import Actor, Store
@@ -95,7 +98,7 @@ def recall_in_process(root: Path, scope: str, n: int) -> list[float]:
 
 
 def http_remember(server, tokens: dict[str, str], n: int, clients: int,
-                  rate: float | None = None
+                  rate: float | None = None, starts: list[float] | None = None
                   ) -> tuple[list[float], float, dict[str, str], list[str]]:
     """`n` remember calls from `clients` threads; returns latencies, wall time, sent, errors
     (paced by `rate` as `drive` paces)."""
@@ -110,19 +113,21 @@ def http_remember(server, tokens: dict[str, str], n: int, clients: int,
         return server.call_tool(tokens[scope], scope, "remember", {"content": content},
                                 conn=conn)
 
-    lat, wall, errors = drive(server, list(sent), clients, remember, rate)
+    lat, wall, errors = drive(server, list(sent), clients, remember, rate, starts)
     return lat, wall, sent, errors
 
 
 def drive(server, items: list, clients: int, send: Callable[[object, object], tuple],
-          rate: float | None = None) -> tuple[list[float], float, list[str]]:
+          rate: float | None = None, starts: list[float] | None = None
+          ) -> tuple[list[float], float, list[str]]:
     """`send(conn, item)` for every item from `clients` keep-alive threads; returns the
     latencies of the 200 answers, the wall time and the errors.
 
     Without `rate` every client sends as fast as it can (the server's ceiling, latency is
     mostly queueing). With `rate` calls are sent on a fixed schedule (calls/s over all
     clients) and latency counts from the scheduled time, so a server falling behind shows
-    up as latency instead of being hidden by the clients slowing down.
+    up as latency instead of being hidden by the clients slowing down. `starts`, when given,
+    gets each answered call's start (scheduled or sent), in the order of the latencies.
     """
     work: queue.Queue = queue.Queue()
     for item in items:
@@ -158,6 +163,8 @@ def drive(server, items: list, clients: int, send: Callable[[object, object], tu
             with lock:
                 if status == 200:
                     lat.append(ms)
+                    if starts is not None:
+                        starts.append(t)
                 else:
                     errors.append(f"{status} {body}")
         conn.close()
@@ -166,16 +173,25 @@ def drive(server, items: list, clients: int, send: Callable[[object, object], tu
     return lat, wall, errors
 
 
-def paced_healthz(server, n: int, clients: int, rate: float) -> list[float]:
+def paced_healthz(server, n: int, clients: int, rate: float,
+                  starts: list[float] | None = None) -> list[float]:
     """GET /healthz on the schedule of a paced remember run: the serving stack's own spread."""
     lat, _, _ = drive(server, list(range(n)), clients,
-                      lambda conn, _i: server.request("GET", "/healthz", conn=conn), rate)
+                      lambda conn, _i: server.request("GET", "/healthz", conn=conn), rate,
+                      starts)
     return lat
 
 
 def _spread(lat: list[float]) -> str:
     p50, p99 = percentile(lat, 50), percentile(lat, 99)
     return f"p50 {p50:.1f} ms, p99 {p99:.1f} ms = {p99 / p50 if p50 else 0:.1f}x p50"
+
+
+def _stalls(starts: list[float], lat: list[float], psi: CpuPressure) -> str:
+    """How much of a paced run's tail came in stalls, and how oversubscribed the cores were."""
+    share = stall_share(starts, lat, 3 * percentile(lat, 50))
+    pressure = "" if psi.percent is None else f"; cores oversubscribed {psi.percent:.0f} % of the time"
+    return f"{share * 100:.0f} % of the calls over 3x p50 came in stalls of 5 or more{pressure}"
 
 
 def http_healthz(server, n: int, clients: int) -> tuple[list[float], float]:
@@ -273,12 +289,16 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
                 ratios.append(rates[-1] / health_rates[-1])
             half = max(20.0, percentile(rates, 50) / 2)
             n_half = min(N_PACED, int(half * 15))
-            half_lat, half_wall, half_sent, half_errors = http_remember(
-                server, tokens, n_half, CLIENTS, rate=half)
+            half_starts: list[float] = []
+            health_starts: list[float] = []
+            with CpuPressure() as half_psi:
+                half_lat, half_wall, half_sent, half_errors = http_remember(
+                    server, tokens, n_half, CLIENTS, rate=half, starts=half_starts)
             # Floors of its spread, same rate, right after: the serving stack alone, and
             # durable writes of a file as long as the logs it appended to, from as many
             # processes as workers, with nothing else on the disk.
-            health_half = paced_healthz(server, n_half, CLIENTS, half)
+            with CpuPressure() as health_psi:
+                health_half = paced_healthz(server, n_half, CLIENTS, half, health_starts)
             size = max(f.stat().st_size for s in scopes
                        for f in (root / "agents" / s / "memory" / "daily").glob("*.md"))
             disk_half = durable_write_floor(Path(tmp) / "floor", n_half, WORKERS, half, size)
@@ -307,7 +327,9 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
            note=f"{_spread(half_lat)} from the scheduled send time (goal < 3x, no queueing); "
                 f"floors at the same rate: /healthz {_spread(health_half)}; durable writes of "
                 f"a {size // 1000} KB file ({WORKERS} processes, temporary file + fsync + "
-                f"rename + fsync of the folder) {_spread(disk_half)}")
+                f"rename + fsync of the folder) {_spread(disk_half)}; "
+                f"{_stalls(half_starts, half_lat, half_psi)} (/healthz run: "
+                f"{_stalls(health_starts, health_half, health_psi)})")
     paced_ops = len(paced) / paced_wall if paced_wall else 0.0
     report(f"remember over HTTP at {PACED_RATE:.0f} calls/s offered ({CLIENTS} clients)",
            paced, ops_per_s=paced_ops, floor="append + git commit (git CLI)", floor_ms=floor,

@@ -6,6 +6,9 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
+
+PSI_CPU = Path("/proc/pressure/cpu")
 
 
 def run_clients(client: Callable[[int, threading.Barrier], None], clients: int,
@@ -23,3 +26,47 @@ def run_clients(client: Callable[[int, threading.Barrier], None], clients: int,
     for th in threads:
         th.join()
     return time.perf_counter() - started
+
+
+class CpuPressure:
+    """The share of a `with` block's wall time in which some runnable task waited for a
+    core (Linux's pressure stall information; `percent` None where there is none): how
+    oversubscribed the machine was while a latency was measured."""
+
+    def __enter__(self) -> CpuPressure:
+        self.percent: float | None = None
+        self._start = _stalled_us(), time.monotonic()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        end = _stalled_us()
+        if end is not None and self._start[0] is not None:
+            wall = time.monotonic() - self._start[1]
+            self.percent = (end - self._start[0]) / 1e6 / wall * 100 if wall else 0.0
+
+
+def _stalled_us() -> int | None:
+    try:
+        first = PSI_CPU.read_text().splitlines()[0]  # "some avg10=.. avg60=.. avg300=.. total=N"
+        return int(first.rsplit("total=", 1)[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def stall_share(starts: list[float], lat: list[float], slow: float, within: float = 0.015,
+                together: int = 5) -> float:
+    """The share of the calls slower than `slow` ms that came in a stall: at least `together`
+    such calls sent within `within` s of the one before (a pause of the machine or of the
+    whole server, as against one call's own slowness)."""
+    sent = sorted(t for t, ms in zip(starts, lat, strict=True) if ms > slow)
+    if not sent:
+        return 0.0
+    in_stalls, run = 0, 1
+    for a, b in zip(sent, sent[1:], strict=False):
+        if b - a < within:
+            run += 1
+            continue
+        in_stalls += run if run >= together else 0
+        run = 1
+    in_stalls += run if run >= together else 0
+    return in_stalls / len(sent)

@@ -583,9 +583,6 @@ class GitRepo:
         finally:
             os.close(fd)  # the lock stays while the child keeps its copy open
 
-    def wait_for_housekeeping(self) -> None:
-        wait_for_housekeeping(self.root)
-
 
 def wait_for_housekeeping(root: Path) -> None:
     """Block until no process's background housekeeping runs in the workspace `root` (a

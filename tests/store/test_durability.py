@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memoryui.store import Actor, CommitRaceError, Store
-from memoryui.store.gitrepo import Record
+from memoryui.store.gitrepo import Record, wait_for_housekeeping
 
 DAILY = "agents/ops-bot/memory/daily/2026-11-20.md"
 
@@ -59,7 +59,7 @@ def test_eight_processes_append_1600_entries_each_exactly_once(tmp_path: Path) -
         assert mine == {f"w{w}-{i:03d}" for i in range(200)}
     # A writer that made its 500th commit left a repack running in the background; it
     # removes the loose objects it packed, which a `git fsck` beside it reports missing.
-    store.git.wait_for_housekeeping()
+    wait_for_housekeeping(store.root)
     fsck = subprocess.run(["git", "fsck", "--strict"], cwd=root, capture_output=True, text=True)
     assert fsck.returncode == 0, fsck.stdout + fsck.stderr
 
@@ -254,14 +254,14 @@ def test_one_housekeeping_runs_at_a_time_across_processes(store: Store) -> None:
     store.git.maintain(background=True)
     assert store.git.maintenance is None, "skipped: another process is housekeeping"
     holder.communicate("")
-    store.git.wait_for_housekeeping()  # returns once the holder is gone
+    wait_for_housekeeping(store.root)  # returns once the holder is gone
     store.write("memory/MEMORY.md", "one\n", actor=Actor.agent("ops"), tool="t")
     graphs = store.root / ".git/objects/info"
     for old in graphs.glob("commit-graph*"):
         subprocess.run(["rm", "-rf", str(old)], check=True)
     store.git.maintain(background=True)
     assert store.git.maintenance is not None
-    store.git.wait_for_housekeeping()  # the lock is held until the housekeeping ends
+    wait_for_housekeeping(store.root)  # the lock is held until the housekeeping ends
     assert list(graphs.glob("commit-graph*")), "its commit-graph is written by then"
     assert store.git.maintenance.wait(60) == 0
 

@@ -37,11 +37,17 @@ log = logging.getLogger("django.request")
 
 
 class ThreadedHandler(ASGIHandler):
-    """Django's ASGI handler with the synchronous middleware chain run in a thread pool."""
+    """Django's ASGI handler with the synchronous middleware chain run in a thread pool.
+
+    `/api/` requests go through a second chain, built by Django from `API_MIDDLEWARE`
+    (the browser-only middleware left out), so its view, exception and template hooks
+    are all Django's own.
+    """
 
     def __init__(self, threads: int) -> None:
         BaseHandler.__init__(self)
         self.load_middleware(is_async=False)
+        self.api = api_chain()
         self.pool = ThreadPoolExecutor(threads, thread_name_prefix="memoryui-request")
 
     @property
@@ -92,7 +98,8 @@ class ThreadedHandler(ASGIHandler):
             else:
                 request, response = self.create_request(scope, io.BytesIO(body))
                 if request is not None:
-                    response = self.get_response(request)
+                    chain = self.api if request.path.startswith("/api/") else self
+                    response = chain.get_response(request)
             if response.streaming and not response.is_async:
                 response = _whole(response)
         except Exception as exc:  # noqa: BLE001 - the reply must still go out
@@ -103,6 +110,19 @@ class ThreadedHandler(ASGIHandler):
         if not (response.streaming and response.is_async):
             response.close()  # sends request_finished here, in the thread that asked
         return response
+
+
+def api_chain() -> BaseHandler:
+    """A handler whose middleware chain is `API_MIDDLEWARE` (Django reads the list from
+    settings while it builds a chain, and only then)."""
+    handler = BaseHandler()
+    full = settings.MIDDLEWARE
+    settings.MIDDLEWARE = settings.API_MIDDLEWARE
+    try:
+        handler.load_middleware(is_async=False)
+    finally:
+        settings.MIDDLEWARE = full
+    return handler
 
 
 def _whole(response: HttpResponseBase) -> HttpResponse:

@@ -152,6 +152,17 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "memoryui.middleware.SecurityHeadersMiddleware",
 ]
+# What `serve` runs for /api/ requests: every API view takes a bearer token and answers
+# JSON, so the browser's middleware (sessions, CSRF, sign-in, messages, htmx, static files)
+# has nothing to do there; skipping it saves a tenth of a millisecond per agent call.
+API_MIDDLEWARE = [m for m in MIDDLEWARE if m not in (
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+)]
 
 ROOT_URLCONF = "memoryui.urls"
 WSGI_APPLICATION = "memoryui.wsgi.application"
@@ -192,6 +203,12 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
         "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;"
     )
     DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
+    # A file, not a server: a connection per request thread costs no one a client slot, and
+    # opening one (WAL setup, Django's SQL functions registered) was 0.35 ms of the 1.4 ms
+    # of CPU a /healthz took in a worker. Request threads are a fixed pool (MEMORYUI_THREADS
+    # per worker), so each keeps its own connection for good.
+    DATABASES["default"]["CONN_MAX_AGE"] = None
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_PASSWORD_VALIDATORS = [

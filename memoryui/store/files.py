@@ -87,18 +87,28 @@ def append_in_place(path: Path, size: int, tail: bytes) -> int | None:
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError:
             return None
+    if append_at(fd, os.fstat(fd), size, tail):
+        return fd
+    os.close(fd)
+    return None
+
+
+def append_at(fd: int, st: os.stat_result, size: int, tail: bytes) -> bool:
+    """`append_in_place` on a descriptor opened for appending, whose stat `st` the caller
+    took: False, with nothing written, unless it is a regular file of `size` bytes with no
+    other name and `tail` ends in the page its first byte goes to. The descriptor stays
+    open either way (True: for `sync_appended`)."""
+    if (not tail or size % PAGE + len(tail) > PAGE or not stat.S_ISREG(st.st_mode)
+            or st.st_nlink != 1 or st.st_size != size):
+        return False
+    with disk_errors():
         try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or st.st_size != size:
-                os.close(fd)
-                return None
             _write_all(fd, tail)
         except BaseException:
             if os.fstat(fd).st_size != size:
                 os.ftruncate(fd, size)
-            os.close(fd)
             raise
-        return fd
+    return True
 
 
 def sync_appended(fd: int) -> None:
@@ -226,6 +236,14 @@ class ProcessLock:
         if self._depth == 0 and self._fd is not None:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
         self._thread_lock.release()
+
+    def note(self, size: int) -> bytes:
+        """What the last holder left in the lock's file (read while holding the lock):
+        a few bytes of state that belong with what the lock guards."""
+        return os.pread(self._open(), size, 0)
+
+    def set_note(self, data: bytes) -> None:
+        os.pwrite(self._open(), data, 0)
 
     def __enter__(self) -> ProcessLock:
         self.acquire()

@@ -241,6 +241,32 @@ def _read_openat2(root: Path | str, path: str) -> object:
         os.close(fd)
 
 
+_APPEND_HOW = _OpenHow(os.O_RDWR | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                       0, _RESOLVE_NO_SYMLINKS | _RESOLVE_BENEATH)
+
+
+def open_append(root: Path | str, path: str) -> tuple[int, os.stat_result] | None:
+    """A regular file opened to read and append, no symbolic link followed in any
+    component, with its stat: the descriptor an entry is appended through. None (nothing
+    opened) when the file is missing, odd, or `openat2` is not there: the caller then
+    writes through `read_nofollow` and a whole new file, which say what is wrong."""
+    if _openat2 is None or not path or path.startswith("/") or "\0" in path:
+        return None
+    dfd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fd = _openat2(_SYS_OPENAT2, ctypes.c_int(dfd), os.fsencode(path),
+                      ctypes.byref(_APPEND_HOW), ctypes.c_size_t(ctypes.sizeof(_APPEND_HOW)))
+    finally:
+        os.close(dfd)
+    if fd < 0:
+        return None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        return None
+    return fd, st
+
+
 def _is_link(name: str, dir_fd: int) -> bool:
     try:
         return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)

@@ -13,6 +13,7 @@ import logging
 import os
 import re
 import weakref
+import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -22,13 +23,14 @@ import pygit2
 
 from memoryui.secrets import Guard
 
-from . import history, names, pending, walk
+from . import history, lognote, names, pending, walk
 from .actors import Actor
 from .blame import BlameLine, blame_lines
 from .committer import Committer
 from .errors import Ambiguous, Conflict, InvalidName, NotFound, SecretFound, TooLarge
 from .files import (
     ProcessLock,
+    append_at,
     append_in_place,
     atomic_write,
     disk_errors,
@@ -82,6 +84,22 @@ class WriteResult:
         """sha256 of the new content (None when deleted), asked for by the file API, not by
         agents' appends (a quarter of an append's CPU on a 500 KB log)."""
         return version_of(self.data)
+
+    @classmethod
+    def appended(cls, path: str, read: Callable[[], bytes]) -> WriteResult:
+        """An entry's result: the log is not read for it (see lognote); `data` reads the
+        version back when someone asks."""
+        result = cls(path, None, True)
+        del result.data
+        result._read = read  # type: ignore[attr-defined]
+        return result
+
+    def __getattr__(self, name: str) -> object:
+        """`data` of an `appended` result, read at the first ask."""
+        if name == "data" and "_read" in self.__dict__:
+            self.data = self.__dict__.pop("_read")()
+            return self.data
+        raise AttributeError(name)
 
 
 def _existing(folder: Path, root: Path) -> Path:
@@ -248,32 +266,40 @@ class Store:
             tail = text.encode()
         except UnicodeEncodeError:  # a lone surrogate: update says where
             return None
-        full = self.abspath(path)
+        self.abspath(path)
         names.validate_relpath(path, write=True)
         trailers = [tuple(t) for t in trailers]
-        with self.git.write_lock.shared(), self.git.path_lock(path):
-            old = walk.read_nofollow(self.root, path)
-            if not old or not old.endswith(b"\n") or len(old) + len(tail) > MAX_FILE_BYTES:
+        with self.git.write_lock.shared(), self.git.path_lock(path) as lock:
+            opened = walk.open_append(self.root, path)
+            if opened is None:
                 return None
-            if not old.isascii():
-                try:
-                    old.decode()
-                except UnicodeDecodeError:  # update rewrites it as valid UTF-8
-                    return None
-            blob = self.git.blob_id(old, tail)
-            appended = append_in_place(full, len(old), tail)
-            if appended is None:
-                return None
+            fd, st = opened
             try:
-                rec = Record(path, blob, actor, tool, message, trailers, time=when or 0.0,
-                             data=tail, base=len(old))
+                size = st.st_size
+                # The log as the last entry left it (lognote), else read once; a log that
+                # is empty, has no final newline or is not UTF-8 is left to update.
+                crc = lognote.read(lock, path, st)
+                if crc is None:
+                    crc = lognote.crc_of_log(fd, size)
+                if crc is None or size + len(tail) > MAX_FILE_BYTES \
+                        or not append_at(fd, st, size, tail):
+                    os.close(fd)
+                    return None
+                crc = zlib.crc32(tail, crc)
+                if tail.endswith(b"\n"):
+                    lognote.write(lock, path, os.fstat(fd), crc)
+                rec = Record(path, "", actor, tool, message, trailers, time=when or 0.0,
+                             data=tail, base=size, crc=crc)
                 self.git.record(rec)
                 self._touch(path)
             except BaseException:
-                os.close(appended)
+                os.close(fd)
                 raise
-        sync_appended(appended)
-        return self._written(WriteResult(path, old + tail, True), rec.id, when=rec.time)
+        sync_appended(fd)
+        root, length = self.root, size + len(tail)
+        result = WriteResult.appended(
+            path, lambda: (walk.read_nofollow(root, path) or b"")[:length])
+        return self._written(result, rec.id, when=rec.time)
 
     def delete(self, path: str, *, actor: Actor, tool: str, message: str | None = None,
                expect: str | None = None, missing_ok: bool = False,

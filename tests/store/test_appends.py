@@ -4,6 +4,7 @@ writer or a full disk leaves the last good log, and every entry is committed."""
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import signal
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryui.store import Actor, DiskFull, Store
+from memoryui.store import Actor, DiskFull, Store, lognote
 from memoryui.store.files import PAGE
 from tests.secrets.samples import GITHUB
 from tests.store.test_disk_full import fill, small_disk  # noqa: F401 (fixture)
@@ -194,3 +195,94 @@ def test_an_entry_appended_to_a_flagged_log_keeps_its_findings(tmp_path: Path) -
     assert store.secrets.record.get(LOG) == found
     store.append(LOG, f"\nagain {SECRET}\n", actor=BOT, tool="remember")
     assert [f.line for f in store.secrets.record.get(LOG)] == [3, 9]
+
+
+# -- the note on the path lock (lognote): entries without reading the log ----------------
+
+def _entries(store: Store, *texts: str, actors: tuple[Actor, ...] = (BOT,)) -> None:
+    for i, text in enumerate(texts):
+        store.append(LOG, text, header=HEADER, actor=actors[i % len(actors)], tool="remember")
+
+
+def test_entries_after_entries_are_committed_version_by_version(tmp_path: Path) -> None:
+    """The second and later entries go in on the first one's note (no read of the log);
+    each is still its own commit holding exactly the log as that entry left it."""
+    store = Store(tmp_path / "ws", commit_delay=60)
+    texts = [f"\n## 09:0{i}\n\nentry {i}\n" for i in range(4)]
+    _entries(store, *texts, actors=(BOT, Actor.agent("b")))  # a commit per author per tick
+    store.flush()
+    shas = git(store.root, "log", "--format=%H", "--", LOG).split()
+    versions = [git(store.root, "show", f"{sha}:{LOG}") for sha in reversed(shas)]
+    assert versions == [HEADER + "".join(texts[:n]) for n in range(1, 5)]
+    assert git(store.root, "status", "--porcelain") == ""
+    store.close()
+
+
+def test_a_log_changed_from_outside_is_read_again_before_the_next_entry(tmp_path: Path) -> None:
+    """An outside edit changes the file's stat, so the note no longer holds: the next entry
+    reads the log, and a log left without a final newline goes the whole-file way."""
+    store = Store(tmp_path / "ws", commit_delay=60)
+    _entries(store, "\n## 09:00\n\nfirst\n")
+    path = store.root / LOG
+    path.write_bytes(path.read_bytes() + b"typed by hand, no newline")
+    _entries(store, "\n## 09:01\n\nsecond\n")
+    store.flush()
+    expected = HEADER + "\n## 09:00\n\nfirst\ntyped by hand, no newline\n## 09:01\n\nsecond\n"
+    assert path.read_text() == expected  # what `update` gives (it adds nothing of its own)
+    assert git(store.root, "show", f"HEAD:{LOG}") == expected
+    assert git(store.root, "status", "--porcelain") == ""
+    store.close()
+
+
+def test_a_note_that_does_not_match_the_log_is_caught_when_committed(
+        tmp_path: Path) -> None:
+    """A note that holds the file's stat but not its content (a same-size edit within one
+    tick of the clock): the commit checks the version against the CRC, finds it is not
+    the log's, and leaves the log as a pending change; nothing is committed wrong or lost."""
+    store = Store(tmp_path / "ws", commit_delay=60)
+    _entries(store, "\n## 09:00\n\nfirst\n")
+    store.flush()
+    head = store.head()
+    path = store.root / LOG
+    lock = store.git.path_lock(LOG)
+    with lock:
+        lognote.write(lock, LOG, os.stat(path), 12345)  # a CRC that is not the log's
+    _entries(store, "\n## 09:01\n\nsecond\n")
+    store.flush()
+    assert store.head() == head
+    assert path.read_text().endswith("second\n")
+    assert [e.path for e in store.pending()] == [LOG]
+    store.close()
+
+
+def test_a_torn_note_is_no_note(tmp_path: Path) -> None:
+    store = Store(tmp_path / "ws", commit_delay=60)
+    _entries(store, "\n## 09:00\n\nfirst\n")
+    lock = store.git.path_lock(LOG)
+    with lock:
+        lock.set_note(b"\xff" * lognote.SIZE)
+    _entries(store, "\n## 09:01\n\nsecond\n")
+    store.flush()
+    assert git(store.root, "show", f"HEAD:{LOG}") == \
+        HEADER + "\n## 09:00\n\nfirst\n\n## 09:01\n\nsecond\n"
+    store.close()
+
+
+def test_entries_replayed_after_a_crash_do_not_revert_the_log(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A committer that died after moving the branch and before removing its batch: the
+    entries in it are found committed (or superseded), never committed again or older."""
+    store = Store(tmp_path / "ws", commit_delay=60)
+    _entries(store, "\n## 09:00\n\nfirst\n", "\n## 09:01\n\nsecond\n")
+    batch = store.git.journal.read_bytes()
+    store.flush()
+    _entries(store, "\n## 09:02\n\nthird\n")
+    (store.git.state_dir / "batch-00000000000000000001-1.jsonl").write_bytes(batch)
+    with caplog.at_level(logging.ERROR, logger="memoryui.store"):
+        store.flush()
+    assert "does not match" not in caplog.text
+    assert git(store.root, "show", f"HEAD:{LOG}") == (store.root / LOG).read_text()
+    assert (store.root / LOG).read_text().endswith("second\n\n## 09:02\n\nthird\n")
+    assert len(git(store.root, "log", "--format=%H", "--", LOG).split()) == 2  # a tick each
+    assert git(store.root, "status", "--porcelain") == ""
+    store.close()

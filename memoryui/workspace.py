@@ -21,12 +21,25 @@ _index: IndexBase | None = None
 _lock = threading.Lock()
 
 
+_resolved: dict[Path, Path] = {}  # MEMORYUI_WORKSPACE -> its real path, resolved once
+
+
+def _workspace() -> Path:
+    """The configured workspace's real path (resolving it at every request was a dozen
+    system calls on every view's path, /healthz's included)."""
+    configured = settings.MEMORYUI_WORKSPACE
+    real = _resolved.get(configured)
+    if real is None:
+        real = _resolved[configured] = Path(configured).resolve()
+    return real
+
+
 def get_store() -> Store:
     global _store
-    if _store is None or _store.root != settings.MEMORYUI_WORKSPACE.resolve() or \
+    if _store is None or _store.root != _workspace() or \
             _store.layout.key != settings.MEMORYUI_LAYOUT:
         with _lock:
-            if _store is None or _store.root != settings.MEMORYUI_WORKSPACE.resolve() or \
+            if _store is None or _store.root != _workspace() or \
                     _store.layout.key != settings.MEMORYUI_LAYOUT:
                 _bootstrap_sync()
                 if _store is not None:

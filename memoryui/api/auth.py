@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -30,7 +31,7 @@ def unauthorized(message: str) -> JsonResponse:
 
 
 def bearer(request: HttpRequest) -> str | None:
-    header = request.headers.get("Authorization", "")
+    header = request.META.get("HTTP_AUTHORIZATION", "")  # (request.headers copies them all)
     kind, _, value = header.partition(" ")
     if kind.lower() != "bearer" or not value.strip():
         return None
@@ -46,20 +47,20 @@ _cache: dict[str, tuple[Token, float, int]] = {}
 _cache_lock = threading.Lock()
 
 
-def _generation_file() -> Path:
-    return Path(settings.VAR_DIR) / "tokens.generation"
+def _generation_file() -> str:
+    return os.path.join(settings.VAR_DIR, "tokens.generation")  # (a string: read per call)
 
 
 def _generation() -> int:
     try:
-        return _generation_file().stat().st_mtime_ns
+        return os.stat(_generation_file()).st_mtime_ns
     except OSError:
         return 0
 
 
 def bump_generation(**_: object) -> None:
     """Tokens changed: every worker of this instance forgets the tokens it kept."""
-    path = _generation_file()
+    path = Path(_generation_file())
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"{time.time_ns()}\n")

@@ -266,9 +266,8 @@ class Store:
             tail = text.encode()
         except UnicodeEncodeError:  # a lone surrogate: update says where
             return None
-        self.abspath(path)
-        names.validate_relpath(path, write=True)
-        trailers = [tuple(t) for t in trailers]
+        names.validate_relpath(path, write=True)  # links: refused by open_append, and
+        trailers = [tuple(t) for t in trailers]  # then by update, which says so
         with self.git.write_lock.shared(), self.git.path_lock(path) as lock:
             opened = walk.open_append(self.root, path)
             if opened is None:

@@ -108,16 +108,28 @@ def tool(name: str, *, dialect: str, description: str, schema: dict, layouts: se
     return deco
 
 
+_loaded = False
+# layout -> (registry size it was chosen from, name -> tool): every agent call looks its
+# tool up, and choosing anew walked the whole registry (and an import statement) each time.
+_chosen: dict[str, tuple[int, dict[str, Tool]]] = {}
+
+
 def _load() -> None:
     # Importing the dialect modules registers their tools. The dialects import this module
     # for `tool` and `ToolContext`, so this import is lazy on purpose: a deliberate registry
     # circle, resolved at first use, never at import time.
-    from memoryui.tools import anthropic, duragent, jutul, zerostack  # noqa: F401
+    global _loaded
+    if not _loaded:
+        from memoryui.tools import anthropic, duragent, jutul, zerostack  # noqa: F401
+        _loaded = True
 
 
-def tools_for(layout: str) -> list[Tool]:
-    """Tools offered in a layout, one per name (a layout's own dialect wins a name clash)."""
+def _chosen_for(layout: str) -> dict[str, Tool]:
+    """Tools offered in a layout by name (a layout's own dialect wins a name clash)."""
     _load()
+    kept = _chosen.get(layout)
+    if kept is not None and kept[0] == len(_REGISTRY):
+        return kept[1]
     chosen: dict[str, Tool] = {}
     for t in _REGISTRY:
         if layout not in t.layouts:
@@ -125,20 +137,25 @@ def tools_for(layout: str) -> list[Tool]:
         if t.name in chosen and chosen[t.name].dialect == layout:
             continue
         chosen[t.name] = t
-    return list(chosen.values())
+    _chosen[layout] = (len(_REGISTRY), chosen)
+    return chosen
+
+
+def tools_for(layout: str) -> list[Tool]:
+    """Tools offered in a layout, one per name (a layout's own dialect wins a name clash)."""
+    return list(_chosen_for(layout).values())
 
 
 def find_tool(layout: str, name: str, args: dict | None = None) -> Tool | None:
     """The tool called `name` in a layout; `memory` dispatches on `command` vs `action`."""
-    _load()
-    candidates = [t for t in _REGISTRY if t.name == name and layout in t.layouts]
-    if name == "memory" and len(candidates) > 1 and isinstance(args, dict):
+    if name == "memory" and isinstance(args, dict):
+        _load()
+        candidates = [t for t in _REGISTRY if t.name == name and layout in t.layouts]
         want = "anthropic" if "command" in args else "duragent"
         for t in candidates:
-            if t.dialect == want:
+            if len(candidates) > 1 and t.dialect == want:
                 return t
-    listed = {t.name: t for t in tools_for(layout)}
-    return listed.get(name)
+    return _chosen_for(layout).get(name)
 
 
 def lone_surrogate(value: object, where: str = "") -> str | None:

@@ -333,7 +333,8 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
            ops_per_s=percentile(health_rates, 50),
            note=f"remember/healthz throughput per round: "
                 f"{', '.join(f'{r:.2f}' for r in ratios)}; median {percentile(ratios, 50):.2f} "
-                f"(goal >= 0.5)")
+                f"(goal >= 0.5); per round, remember / healthz calls/s: "
+                f"{', '.join(f'{a:.0f} / {b:.0f}' for a, b in zip(rates, health_rates, strict=True))}")
     report(f"remember over HTTP at half the maximum ({half:.0f} calls/s offered)", half_lat,
            ops_per_s=len(half_lat) / half_wall if half_wall else 0.0,
            floor="GET /healthz at the same rate", floor_ms=health_half,

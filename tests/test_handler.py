@@ -153,6 +153,25 @@ def test_a_client_gone_before_its_body_gets_no_reply_and_no_write(apps, make_tok
     assert not (workspace.root / "agents" / "ops-bot").exists()
 
 
+def test_agent_calls_skip_the_browser_middleware_and_answer_the_same(apps, make_token):
+    """/api/ goes through Django's chain of API_MIDDLEWARE (no CSRF check, no session), and
+    a signed-in browser's cookies change nothing there: the token decides."""
+    from django.middleware.csrf import CsrfViewMiddleware
+
+    threaded, django_own = apps
+    assert any(isinstance(hook.__self__, CsrfViewMiddleware)
+               for hook in threaded._view_middleware)
+    assert not any(isinstance(hook.__self__, CsrfViewMiddleware)
+                   for hook in threaded.api._view_middleware)
+    tok = make_token("ops-bot")
+    cookies = [(b"cookie", b"sessionid=not-a-session; csrftoken=x")]
+    replies = [call(app, "POST", REMEMBER, b'{"content": "with cookies"}',
+                    headers=auth(tok) + cookies) for app in (threaded, django_own)]
+    assert replies[0][0] == replies[1][0] == 200
+    assert b"set-cookie" not in replies[0][1]
+    assert json.loads(replies[0][2])["result"] == json.loads(replies[1][2])["result"]
+
+
 def test_a_request_starts_and_finishes_in_the_thread_that_ran_it(apps):
     """request_finished closes the database connection the view opened: in its thread."""
     threaded, _ = apps

@@ -213,16 +213,21 @@ _FILE_HOW = _OpenHow(os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
                      _RESOLVE_NO_SYMLINKS | _RESOLVE_BENEATH)
 
 
+def _open_beneath(root: Path | str, path: str, how: _OpenHow) -> int:
+    """`openat2` of `path` under `root` as `how` says: a descriptor, or -1 (errno set)."""
+    dfd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        return _openat2(_SYS_OPENAT2, ctypes.c_int(dfd), os.fsencode(path),
+                        ctypes.byref(how), ctypes.c_size_t(ctypes.sizeof(how)))
+    finally:
+        os.close(dfd)
+
+
 def _read_openat2(root: Path | str, path: str) -> object:
     """(bytes, stat) of a regular file, None when it is simply missing, _SLOW otherwise."""
     if not path or path.startswith("/") or "\0" in path:
         return _SLOW
-    dfd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        fd = _openat2(_SYS_OPENAT2, ctypes.c_int(dfd), os.fsencode(path),
-                      ctypes.byref(_FILE_HOW), ctypes.c_size_t(ctypes.sizeof(_FILE_HOW)))
-    finally:
-        os.close(dfd)
+    fd = _open_beneath(root, path, _FILE_HOW)
     if fd < 0:
         return None if ctypes.get_errno() == errno.ENOENT else _SLOW
     try:
@@ -252,12 +257,7 @@ def open_append(root: Path | str, path: str) -> tuple[int, os.stat_result] | Non
     writes through `read_nofollow` and a whole new file, which say what is wrong."""
     if _openat2 is None or not path or path.startswith("/") or "\0" in path:
         return None
-    dfd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        fd = _openat2(_SYS_OPENAT2, ctypes.c_int(dfd), os.fsencode(path),
-                      ctypes.byref(_APPEND_HOW), ctypes.c_size_t(ctypes.sizeof(_APPEND_HOW)))
-    finally:
-        os.close(dfd)
+    fd = _open_beneath(root, path, _APPEND_HOW)
     if fd < 0:
         return None
     st = os.fstat(fd)

@@ -28,7 +28,7 @@ class Command(BaseCommand):
                             help="uvicorn's log level (default: LOG_LEVEL, info)")
 
     def handle(self, *args: object, **opts: object) -> None:
-        import uvicorn
+        from memoryui import serving
 
         host, sep, port = str(opts["bind"]).rpartition(":")
         if not sep or not port.isdigit():
@@ -61,6 +61,5 @@ class Command(BaseCommand):
         self.stdout.write(f"memoryui serving {settings.MEMORYUI_WORKSPACE} "
                           f"({settings.MEMORYUI_LAYOUT} layout) at http://{opts['bind']}/")
         self.stdout.flush()
-        uvicorn.run("memoryui.asgi:application", host=host, port=int(port),
-                    workers=int(opts["workers"]), log_level=log_level,
-                    lifespan="auto", proxy_headers=False)
+        serving.run("memoryui.asgi:application", host=host, port=int(port),
+                    workers=int(opts["workers"]), log_level=log_level)

@@ -37,6 +37,15 @@ STAND_IN_AFTER = 2.0  # seconds journaled writes may wait on a live host before 
 # load 6.9 ms, 3.6 ms with a tick a second). A lone write still waits only `delay`.
 BUSY_RECORDS = 50
 BUSY_DELAY = 0.8
+# An idle server should cost almost nothing (issue 15): each wakeup of a waiting thread
+# costs about 0.3 ms of CPU on a small VM, and the tick woke five times a second forever.
+# Once nothing was journaled for IDLE_AFTER seconds the host ticks every IDLE_EVERY
+# seconds (a write then still becomes a commit within the design's second), and a worker
+# that only stands in for a live host looks every STANDBY_EVERY seconds (it stands in
+# after STAND_IN_AFTER anyway).
+IDLE_AFTER = 10.0
+IDLE_EVERY = 0.5
+STANDBY_EVERY = 1.0
 # The host's ticks and its search indexing run at this niceness (the thread's own, on
 # Linux): at half load 77 % of the slow `remember` calls fell inside a tick or an index
 # drain of the supervisor (18 % of the time); niced, the median p99 over five paired runs
@@ -62,6 +71,7 @@ class Committer:
         self.host = host  # pid of the process that ticks for this one (None: tick here)
         self.hosting = False  # this process ticks for the others (serve's supervisor)
         self._waiting_since: float | None = None  # hosted: first tick that saw writes wait
+        self._quiet_since: float | None = None  # first tick that found nothing journaled
         self.stop = threading.Event()  # set: the background thread ends, no more ticks
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -121,8 +131,7 @@ class Committer:
                         return
                     wait = delay
                     try:
-                        if len(committer._tick()) >= BUSY_RECORDS:
-                            wait = max(delay, BUSY_DELAY)
+                        wait = committer._next_wait(len(committer._tick()))
                     except Exception:  # noqa: BLE001
                         log.exception("deferred commit failed; retrying next tick")
                     del committer
@@ -136,9 +145,23 @@ class Committer:
         """Commit what is journaled when this process's turn has come; what it committed."""
         if not self.git.has_uncommitted():
             self._waiting_since = None
-        elif self._due():
+            if self._quiet_since is None:
+                self._quiet_since = time.monotonic()
+            return {}
+        self._quiet_since = None
+        if self._due():
             return self.git.flush(blocking=False)
         return {}
+
+    def _next_wait(self, committed: int) -> float:
+        """Seconds until the next tick, after one that committed `committed` writes."""
+        if committed >= BUSY_RECORDS:
+            return max(self.delay, BUSY_DELAY)
+        if self.hosted:
+            return max(self.delay, STANDBY_EVERY)
+        if self._quiet_since is not None and time.monotonic() - self._quiet_since >= IDLE_AFTER:
+            return max(self.delay, IDLE_EVERY)
+        return self.delay
 
     def _due(self) -> bool:
         """No process of this workspace has begun a tick's commits within the delay; this

@@ -298,7 +298,12 @@ class GitRepo:
                 return True
         except FileNotFoundError:
             pass
-        return any(self.state_dir.glob("batch-*.jsonl"))
+        try:  # (a scan, not Path.glob: this runs at every tick of an idle server)
+            with os.scandir(self.state_dir) as entries:
+                return any(e.name.startswith("batch-") and e.name.endswith(".jsonl")
+                           for e in entries)
+        except FileNotFoundError:
+            return False
 
     def empty_commit(self, actor: Actor, message: str, trailers: list[tuple[str, str]],
                      tool: str) -> str:

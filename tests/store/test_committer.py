@@ -203,3 +203,26 @@ def test_a_hosted_store_stands_in_when_its_live_host_lets_writes_wait(tmp_path: 
     assert done.wait(DEADLINE), "the stand-in never committed"
     assert git(worker.root, "show", f"HEAD:{MEM}") == "waited\n"
     worker.close()
+
+
+def test_an_idle_store_ticks_seldom_and_still_commits_a_write_within_its_second(
+        tmp_path: Path, monkeypatch) -> None:
+    """An idle server should cost almost nothing: once nothing was journaled for IDLE_AFTER
+    seconds the tick comes every IDLE_EVERY seconds (within the design's second), after a
+    busy tick every BUSY_DELAY, and a worker that only stands in for a live host looks
+    every STANDBY_EVERY seconds. A write after an idle spell is still committed."""
+    from memoryui.store import committer as cadence
+
+    monkeypatch.setattr(cadence, "IDLE_AFTER", 0.0)
+    store = Store(tmp_path / "ws", commit_delay=0.05)
+    tick = store.committer
+    assert tick._next_wait(len(tick._tick())) == cadence.IDLE_EVERY <= 0.5
+    assert tick._next_wait(cadence.BUSY_RECORDS) == cadence.BUSY_DELAY < 1.0
+    done = committed(store)
+    store.write(MEM, "after a quiet spell\n", actor=Actor.agent("a"), tool="reflect")
+    assert done.wait(DEADLINE), "the write was never committed"
+    assert git(store.root, "show", f"HEAD:{MEM}") == "after a quiet spell\n"
+    worker = Store(tmp_path / "ws", commit_delay=0.05, commit_host=os.getpid())
+    assert worker.committer._next_wait(0) == cadence.STANDBY_EVERY < cadence.STAND_IN_AFTER
+    worker.close()
+    store.close()

@@ -42,6 +42,14 @@ DRAIN_EVERY = 0.3  # seconds between background drains of the write queue
 # a drain at 570 writes/s, the four workers' drains within 150 ms of each other).
 DRAIN_EVERY_HOSTED = 2.0
 LEFT_TO_HOST_FOR = 30.0
+# The background drain re-indexes a big file (a daily log late in a busy day) at most every
+# REINDEX_EVERY seconds; a search still drains everything first. Each index of a log is
+# the whole log, so under steady agent writes serve's supervisor re-tokenized five 330 KB
+# logs after every commit tick (60 ms, once a second): a third of the calls that came back
+# slow at half load fell into one. A search in another process may so miss a busy log's
+# last few seconds of entries; small files (notes, MEMORY.md) are indexed at once.
+REINDEX_EVERY = 5.0
+REINDEX_BIG = 64 * 1024
 READ_AHEAD = 8  # batches of READ_BATCH files a rebuild reads ahead of the index writer
 READ_BATCH = 256
 T = TypeVar("T")
@@ -66,6 +74,7 @@ class Updater:
         self._drainer: threading.Thread | None = None
         self._drain_at_exit = False
         self._last_check = 0.0
+        self._big: dict[str, float] = {}  # big file -> when the background drain indexed it
 
     # -- storage primitives (backends) ------------------------------------------------------
     def _write(self, docs: Iterable[Doc], removed: Iterable[str], meta: dict[str, str],
@@ -143,9 +152,11 @@ class Updater:
         store = self.store
         return store is not None and store.hosted
 
-    def drain(self, leave_to_host: bool = False) -> int:
+    def drain(self, leave_to_host: bool = False, hold_busy: bool = False) -> int:
         """Index every queued path now; with `leave_to_host`, not those the store's host
-        commits and indexes (they stay queued for a search this process answers).
+        commits and indexes (they stay queued for a search this process answers); with
+        `hold_busy` (the background drain), not a big file indexed in the last
+        REINDEX_EVERY seconds (it stays queued).
 
         One drain at a time: the exit hook must wait for a drain the background thread has
         begun, or paths it took from the queue would die with it at interpreter exit.
@@ -159,13 +170,29 @@ class Updater:
                     since = time.time() - LEFT_TO_HOST_FOR
                     self._queue = {p: w for p, w in self._queue.items()
                                    if p in leave and w > since}
-                    exact = self._exact & changed.keys()
-                    self._exact &= self._queue.keys()
-                    self.store.host_indexes.difference_update(leave - self._queue.keys())
                 else:
                     changed, self._queue = self._queue, {}
-                    exact, self._exact = self._exact, set()
-            return self._index_at(changed, exact=exact, fresh=True) if changed else 0
+                if hold_busy:
+                    for p in self._held(changed):
+                        self._queue[p] = changed.pop(p)
+                exact = self._exact & changed.keys()
+                self._exact &= self._queue.keys()
+                if leave:
+                    self.store.host_indexes.difference_update(leave - self._queue.keys())
+            if not changed:
+                return 0
+            sizes: dict[str, int] = {}
+            done = self._index_at(changed, exact=exact, fresh=True, sizes=sizes)
+            if hold_busy:
+                now = time.monotonic()
+                self._big.update((p, now) for p, n in sizes.items() if n >= REINDEX_BIG)
+            return done
+
+    def _held(self, changed: dict[str, float]) -> list[str]:
+        """The big files among `changed` the background drain indexed too recently."""
+        now = time.monotonic()
+        self._big = {p: t for p, t in self._big.items() if now - t < REINDEX_EVERY}
+        return [p for p in changed if p in self._big]
 
     def _drain_quietly(self) -> None:
         try:
@@ -185,7 +212,7 @@ class Updater:
                     self._drainer = None
                     return
             try:
-                self.drain(leave_to_host=hosted)
+                self.drain(leave_to_host=hosted, hold_busy=True)
             except Exception:  # noqa: BLE001 - the next catch-up scan repairs the index
                 log.exception("search index update failed")
 
@@ -196,12 +223,16 @@ class Updater:
         return self._index_at({p: when for p in paths}, store)
 
     def _index_at(self, changed: dict[str, float | None], store: Store | None = None,
-                  exact: set[str] | frozenset[str] = frozenset(), fresh: bool = False) -> int:
+                  exact: set[str] | frozenset[str] = frozenset(), fresh: bool = False,
+                  sizes: dict[str, int] | None = None) -> int:
         """Index these files as they are now. `fresh`: skip a file whose size and stamp the
         index already holds: every worker of a server drains the writes it served, and
         when several wrote one daily log, the first to drain it has indexed them all (the
-        others re-tokenized the whole file, and FTS5 the old row to delete it, for nothing)."""
+        others re-tokenized the whole file, and FTS5 the old row to delete it, for nothing).
+        `sizes` gets the size of every file read."""
         docs, removed = read_docs(self._store(store), changed, exact)
+        if sizes is not None:
+            sizes.update((d.path, d.size) for d in docs)
         if fresh and docs:
             held = self._stamps([d.path for d in docs])
             docs = [d for d in docs if held.get(d.path) != (d.size, d.mtime_ns)]

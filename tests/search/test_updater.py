@@ -451,3 +451,38 @@ def test_a_change_another_worker_already_indexed_is_not_indexed_again(store, ind
     assert index.drain() == 1  # a new version is indexed
     assert paths(index.search("kestrel")) == [p]
     assert paths(index.search("rolled back")) == [p]
+
+
+def test_the_background_drain_reindexes_a_busy_big_log_at_most_every_few_seconds(
+        store, tmp_path, monkeypatch):
+    """Under steady agent writes a daily log is re-indexed whole after every commit tick;
+    the background drain holds a big one back for REINDEX_EVERY seconds. Another process
+    (a second index on the same database) misses its newest entries meanwhile; a search in
+    the writing process drains everything first and finds them; small files are not held."""
+    monkeypatch.setattr(updater, "REINDEX_BIG", 1000)
+    monkeypatch.setattr(updater, "REINDEX_EVERY", 3600.0)  # not due within this test
+    writer = SearchIndex(tmp_path / "shared.sqlite3", catch_up_interval=0, background=False)
+    writer.attach(store)
+    other = SearchIndex(tmp_path / "shared.sqlite3", catch_up_interval=0, background=False)
+    try:
+        log = daily(store, "ops-bot", "2026-11-20", ("09:00", "rolled back payments " * 80))
+        small = note(store, "ops-bot", "disk", "The disk on db-3 is nearly full.\n")
+        writer.drain(hold_busy=True)  # (or the background drain did: both hold the lock)
+        assert paths(other.search("rolled back", catch_up=False)) == [log]
+
+        store.append(log, "- 09:30 paged kestrel\n", actor=BOT, tool="remember")
+        store.write(small, "The disk on db-3 was resized.\n", actor=BOT, tool="test")
+        writer.drain(hold_busy=True)
+        assert other.search("kestrel", catch_up=False).hits == []  # the big log waits
+        assert paths(other.search("resized", catch_up=False)) == [small]  # the note did not
+
+        assert paths(writer.search("kestrel", catch_up=False)) == [log]  # drains first
+        assert paths(other.search("kestrel", catch_up=False)) == [log]
+
+        monkeypatch.setattr(updater, "REINDEX_EVERY", 0.0)  # the window has passed
+        store.append(log, "- 10:00 paged heron\n", actor=BOT, tool="remember")
+        writer.drain(hold_busy=True)
+        assert paths(other.search("heron", catch_up=False)) == [log]
+    finally:
+        writer.close()
+        other.close()

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import select
 import signal
 import sys
-import threading
 from types import FrameType
 
 import uvicorn
@@ -76,25 +77,42 @@ class QuietProcess(multiprocess.Process):
 
 class QuietMultiprocess(multiprocess.Multiprocess):
     """uvicorn's supervisor, checking its workers every HEALTH_EVERY seconds instead of
-    twice a second, and woken by any signal it handles or by a child's exit."""
+    twice a second, and woken by any signal it handles or by a child's exit.
+
+    The signal handler only writes a byte to a pipe the loop waits on: a handler runs in
+    the main thread between two bytecodes, possibly while that thread holds a lock (an
+    Event's), so it must not take one."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
-        self._wake = threading.Event()
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
         for sig in (*multiprocess.SIGNALS, signal.SIGCHLD):
             signal.signal(sig, self._on_signal)
 
     def _on_signal(self, sig: int, frame: FrameType | None) -> None:
         if sig != signal.SIGCHLD:
             self.signal_queue.append(sig)
-        self._wake.set()
+        try:
+            os.write(self._wake_w, b"!")
+        except BlockingIOError:
+            pass  # the pipe is full: the loop is woken anyway
+
+    def _wait(self) -> None:
+        """Until a signal came or HEALTH_EVERY seconds passed; what woke it is read out."""
+        select.select([self._wake_r], [], [], HEALTH_EVERY)
+        try:
+            while os.read(self._wake_r, 512):
+                pass
+        except BlockingIOError:
+            pass
 
     def run(self) -> None:
         log.info("started parent process, checking workers every %.0f s", HEALTH_EVERY)
         self.init_processes()
         while not self.should_exit.is_set():
-            self._wake.wait(HEALTH_EVERY)
-            self._wake.clear()
+            self._wait()
             self.handle_signals()
             self.keep_subprocess_alive()
         self.terminate_all()

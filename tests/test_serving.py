@@ -26,10 +26,10 @@ def _workers(server: RealServer) -> set[int]:
 
 def _is_worker(pid: int) -> bool:
     try:
-        return b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes() \
-            and b"resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_bytes()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
+    return b"spawn_main" in cmdline and b"resource_tracker" not in cmdline
 
 
 def _healthy(server: RealServer) -> bool:

@@ -1,0 +1,43 @@
+"""The ASGI entry point: a worker loads what requests need while it starts, so the first
+request to each worker does not pay for it (with four workers, that first request came
+whenever the kernel first handed a worker a connection: in the middle of an agent's run)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+STARTUP = """
+import asyncio, sys
+import memoryui.asgi as asgi
+loaded = set(sys.modules)
+messages = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+sent = []
+
+async def receive():
+    return messages.pop(0)
+
+async def send(message):
+    sent.append(message["type"])
+
+asyncio.run(asgi.application({"type": "lifespan"}, receive, send))
+print(sent)
+for name in ("memoryui.urls", "memoryui.api.tools", "memoryui.web.browse.views"):
+    print(name, name in loaded, name in sys.modules)
+"""
+
+
+def test_a_worker_has_its_views_loaded_before_its_first_request(tmp_path: Path) -> None:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "memoryui.settings",
+           "MEMORYUI_VAR_DIR": str(tmp_path / "var"),
+           "MEMORYUI_WORKSPACE": str(tmp_path / "ws")}
+    out = subprocess.run([sys.executable, "-c", STARTUP], env=env, capture_output=True,
+                         text=True, timeout=120, cwd=Path(__file__).resolve().parents[1])
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "['lifespan.startup.complete', 'lifespan.shutdown.complete']"
+    # Not loaded by importing the application, loaded once it has started.
+    assert lines[1:] == ["memoryui.urls False True", "memoryui.api.tools False True",
+                         "memoryui.web.browse.views False True"]

@@ -98,8 +98,7 @@ def append_at(fd: int, st: os.stat_result, size: int, tail: bytes) -> bool:
     took: False, with nothing written, unless it is a regular file of `size` bytes with no
     other name and `tail` ends in the page its first byte goes to. The descriptor stays
     open either way (True: for `sync_appended`)."""
-    if (not tail or size % PAGE + len(tail) > PAGE or not stat.S_ISREG(st.st_mode)
-            or st.st_nlink != 1 or st.st_size != size):
+    if not _appendable(st, size, tail) or size % PAGE + len(tail) > PAGE:
         return False
     with disk_errors():
         try:
@@ -109,6 +108,16 @@ def append_at(fd: int, st: os.stat_result, size: int, tail: bytes) -> bool:
                 os.ftruncate(fd, size)
             raise
     return True
+
+
+def crosses_page(st: os.stat_result, size: int, tail: bytes) -> bool:
+    """Whether `append_at` refused `tail` only because it crosses a memory page."""
+    return _appendable(st, size, tail) and size % PAGE + len(tail) > PAGE
+
+
+def _appendable(st: os.stat_result, size: int, tail: bytes) -> bool:
+    """A regular file of `size` bytes with no other name, and something to append."""
+    return bool(tail) and stat.S_ISREG(st.st_mode) and st.st_nlink == 1 and st.st_size == size
 
 
 def sync_appended(fd: int) -> None:
@@ -122,6 +131,79 @@ def sync_appended(fd: int) -> None:
             os.fdatasync(fd)
     finally:
         os.close(fd)
+
+
+def append_by_copy(folder: int, name: str, src: int, st: os.stat_result, tail: bytes
+                   ) -> int | None:
+    """`tail` appended to the log `name` in the open `folder` as a new file, for an entry that
+    crosses a memory page (`append_at` refuses it: a write over two pages can stop between
+    them): the log's `st.st_size` bytes copied from `src` by the kernel, the entry after
+    them, synced, then renamed over the log, so a reader or a killed writer sees the old
+    log or the new one. Returns the new file's descriptor (the caller syncs `folder` once
+    it lets go of the lock), or None with nothing changed when `name` no longer is the
+    file `src` is (the caller then takes the whole-file path).
+
+    The whole-file path decoded, checked, hashed and re-encoded the whole log in Python and
+    made the next entry read it again: at 350 KB, 3.4 ms of CPU against 0.3 ms for an entry
+    in place, for one entry in 40. Here the entry costs a copy in the kernel.
+    """
+    try:
+        now = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+        return None
+    tmp = f".{name}.{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}"
+    with disk_errors():
+        fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                     0o644, dir_fd=folder)
+        try:
+            _copy(src, fd, st.st_size)
+            _write_all(fd, tail)
+            os.fsync(fd)
+            os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            os.close(fd)
+            try:
+                os.unlink(tmp, dir_fd=folder)
+            except FileNotFoundError:
+                pass
+            raise
+    return fd
+
+
+def _copy(src: int, dst: int, size: int) -> None:
+    """The first `size` bytes of `src` to `dst` (at its start), in the kernel where it can."""
+    done = 0
+    try:
+        while done < size:
+            n = os.copy_file_range(src, dst, size - done, done, done)
+            if n == 0:
+                raise OSError(errno.EIO, "the log got shorter while it was copied")
+            done += n
+        os.lseek(dst, size, os.SEEK_SET)
+        return
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSYS, errno.EXDEV, errno.EINVAL, errno.EOPNOTSUPP):
+            raise
+    while done < size:  # a file system without copy_file_range: through user space
+        chunk = os.pread(src, min(size - done, 1 << 20), done)
+        if not chunk:
+            raise OSError(errno.EIO, "the log got shorter while it was copied")
+        os.pwrite(dst, chunk, done)
+        done += len(chunk)
+    os.lseek(dst, size, os.SEEK_SET)
+
+
+def sync_replaced(fd: int, folder: int) -> None:
+    """Make a log `append_by_copy` replaced last through a power cut (its content was synced
+    before the rename; the folder holds the rename), then close both."""
+    try:
+        with disk_errors():
+            os.fsync(folder)
+    finally:
+        os.close(fd)
+        os.close(folder)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -267,6 +267,23 @@ def open_append(root: Path | str, path: str) -> tuple[int, os.stat_result] | Non
     return fd, st
 
 
+_FOLDER_HOW = _OpenHow(os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, 0,
+                       _RESOLVE_NO_SYMLINKS | _RESOLVE_BENEATH)
+
+
+def open_folder(root: Path | str, path: str) -> tuple[int, str] | None:
+    """The folder of `path` opened under `root` with no symbolic link followed, and the
+    file's name in it: where a file is replaced by name (`files.append_by_copy`). None
+    when `openat2` is not there or the folder is not one."""
+    if _openat2 is None or not path or path.startswith("/") or "\0" in path:
+        return None
+    parent, _, name = path.rpartition("/")
+    if not name:
+        return None
+    fd = _open_beneath(root, parent or ".", _FOLDER_HOW)
+    return None if fd < 0 else (fd, name)
+
+
 def _is_link(name: str, dir_fd: int) -> bool:
     try:
         return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)

@@ -31,12 +31,15 @@ from .errors import Ambiguous, Conflict, InvalidName, NotFound, SecretFound, Too
 from .files import (
     ProcessLock,
     append_at,
+    append_by_copy,
     append_in_place,
     atomic_write,
+    crosses_page,
     disk_errors,
     fsync_dir,
     prune_empty_dirs,
     sync_appended,
+    sync_replaced,
 )
 from .gitrepo import MIN_COMMIT_ID, GitRepo, Record
 from .layout import Address, Kind, Layout, get_layout
@@ -257,9 +260,10 @@ class Store:
         """An entry appended to a log that ends in a newline, at the cost of the entry: what
         `update` would do, without decoding, re-encoding, line-counting and comparing the
         whole log (at 400 KB, two thirds of an append's CPU, and growing all day). The old
-        bytes are read once, for the blob id. None, with nothing written, where `update`
-        must decide (a new or empty file, a NUL, a secret, a non-UTF-8 log, the entry
-        crossing a memory page: see `append_in_place`); it gives the same result there."""
+        bytes are read once, for the blob id. An entry that crosses a memory page goes in by
+        a new file with the log copied in the kernel (`append_by_copy`). None, with nothing
+        written, where `update` must decide (a new or empty file, a NUL, a secret, a
+        non-UTF-8 log, a second name); it gives the same result there."""
         if not text or "\x00" in text or not self.secrets.clean_tail(text):
             return None
         try:
@@ -273,6 +277,7 @@ class Store:
             if opened is None:
                 return None
             fd, st = opened
+            folder = None  # set when the entry went in by a new file (append_by_copy)
             try:
                 size = st.st_size
                 # The log as the last entry left it (lognote), else read once; a log that
@@ -280,10 +285,20 @@ class Store:
                 crc = lognote.read(lock, path, st)
                 if crc is None:
                     crc = lognote.crc_of_log(fd, size)
-                if crc is None or size + len(tail) > MAX_FILE_BYTES \
-                        or not append_at(fd, st, size, tail):
+                if crc is None or size + len(tail) > MAX_FILE_BYTES:
+                    return self._not_appended(fd)
+                if not append_at(fd, st, size, tail):
+                    if not crosses_page(st, size, tail):
+                        return self._not_appended(fd)
+                    opened_folder = walk.open_folder(self.root, path)
+                    if opened_folder is None:
+                        return self._not_appended(fd)
+                    folder, name = opened_folder
+                    new = append_by_copy(folder, name, fd, st, tail)
                     os.close(fd)
-                    return None
+                    fd = new
+                    if fd is None:
+                        return self._not_appended(folder)
                 crc = zlib.crc32(tail, crc)
                 if tail.endswith(b"\n"):
                     lognote.write(lock, path, os.fstat(fd), crc)
@@ -292,13 +307,23 @@ class Store:
                 self.git.record(rec)
                 self._touch(path)
             except BaseException:
-                os.close(fd)
+                for open_fd in (fd, folder):
+                    if open_fd is not None:
+                        os.close(open_fd)
                 raise
-        sync_appended(fd)
+        if folder is None:
+            sync_appended(fd)
+        else:
+            sync_replaced(fd, folder)
         root, length = self.root, size + len(tail)
         result = WriteResult.appended(
             path, lambda: (walk.read_nofollow(root, path) or b"")[:length])
         return self._written(result, rec.id, when=rec.time)
+
+    @staticmethod
+    def _not_appended(fd: int) -> None:
+        """Nothing written: the descriptor is closed and `update` takes the write."""
+        os.close(fd)
 
     def delete(self, path: str, *, actor: Actor, tool: str, message: str | None = None,
                expect: str | None = None, missing_ok: bool = False,

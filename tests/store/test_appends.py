@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryui.store import Actor, DiskFull, Store, lognote
+from memoryui.store import Actor, DiskFull, Store, files, lognote
 from memoryui.store.files import PAGE
 from tests.secrets.samples import GITHUB
 from tests.store.test_disk_full import fill, small_disk  # noqa: F401 (fixture)
@@ -45,18 +45,58 @@ def test_a_reader_following_the_log_sees_each_entry_appended_in_place(tmp_path: 
     store.close()
 
 
-def test_an_entry_over_a_page_boundary_is_written_whole_by_a_new_file(tmp_path: Path) -> None:
+def test_an_entry_over_a_page_boundary_is_written_whole_by_a_new_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Within one page the kernel appends all or nothing; past it the log is replaced
-    atomically instead (a new file, so a follower keeps the old one)."""
-    store = Store(tmp_path / "ws")
+    atomically instead (a new file, the log copied in the kernel, so a follower keeps the
+    old one), and the next entry still goes in on the note, without reading the log."""
+    store = Store(tmp_path / "ws", commit_delay=60)
     store.append(LOG, "\n## 09:00\n\nfirst\n", header=HEADER, actor=BOT, tool="remember")
     path = store.root / LOG
     inode = path.stat().st_ino
     long = "\n## 09:05\n\n" + "x" * PAGE + "\n"
-    store.append(LOG, long, actor=BOT, tool="remember")
+    with open(path, "rb") as follower:
+        store.append(LOG, long, actor=BOT, tool="remember")
+        assert follower.read() == (HEADER + "\n## 09:00\n\nfirst\n").encode()
     assert path.stat().st_ino != inode
     assert path.read_text() == HEADER + "\n## 09:00\n\nfirst\n" + long
+    assert not [p.name for p in path.parent.iterdir() if p.name != path.name]  # no temp left
+
+    def no_read(*_args: object) -> None:
+        raise AssertionError("the log was read again")
+    monkeypatch.setattr(lognote, "crc_of_log", no_read)
+    store.append(LOG, "\n## 09:06\n\nnext\n", actor=BOT, tool="remember")
+    store.flush()
+    expected = HEADER + "\n## 09:00\n\nfirst\n" + long + "\n## 09:06\n\nnext\n"
+    assert path.read_text() == expected
+    assert git(store.root, "show", f"HEAD:{LOG}") == expected
+    assert git(store.root, "status", "--porcelain") == ""
     store.close()
+
+
+def test_a_log_renamed_away_while_an_entry_crosses_a_page_is_left_alone(
+        tmp_path: Path) -> None:
+    """The copy is made only while the log's name is still the file the entry was checked
+    against; otherwise nothing is written and the whole-file path decides."""
+    folder = tmp_path / "daily"
+    folder.mkdir()
+    log = folder / "2026-11-24.md"
+    log.write_bytes(b"x" * (PAGE - 4) + b"\n")
+    src = os.open(log, os.O_RDONLY)
+    try:
+        st = os.fstat(src)
+        (folder / "other.md").write_text("someone else's\n")
+        os.replace(folder / "other.md", log)
+        dfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            assert files.append_by_copy(dfd, log.name, src, st, b"entry over the page\n") \
+                is None
+        finally:
+            os.close(dfd)
+    finally:
+        os.close(src)
+    assert log.read_text() == "someone else's\n"
+    assert sorted(p.name for p in folder.iterdir()) == [log.name]
 
 
 def test_a_second_name_of_the_log_is_never_written_through(tmp_path: Path) -> None:
@@ -91,6 +131,30 @@ def test_a_full_disk_leaves_the_last_good_log_and_appends_resume(
         filler.unlink()
         store.append(LOG, "\n## 09:06\n\nkept\n", actor=BOT, tool="remember")
         assert store.read(LOG) == good.decode() + "\n## 09:06\n\nkept\n"
+        store.flush()
+        assert store.pending() == []
+    finally:
+        store.close()
+
+
+def test_a_full_disk_while_an_entry_crosses_a_page_leaves_the_last_good_log(
+        small_disk: Path) -> None:  # noqa: F811
+    """The entry that needs a new file (the log copied, then renamed over it) meets a full
+    disk: DiskFull, the log as it was, no temporary file left; the next entry goes in."""
+    store = Store(small_disk / "ws")
+    try:
+        store.append(LOG, "y" * (3 * PAGE - len(HEADER) - 6) + "\n", header=HEADER,
+                     actor=BOT, tool="remember")
+        good = (store.root / LOG).read_bytes()
+        store.flush()
+        filler = fill(small_disk)
+        with pytest.raises(DiskFull):
+            store.append(LOG, "\n## 09:05\n\nover the page\n", actor=BOT, tool="remember")
+        assert (store.root / LOG).read_bytes() == good
+        assert [p.name for p in (store.root / LOG).parent.iterdir()] == [Path(LOG).name]
+        filler.unlink()
+        store.append(LOG, "\n## 09:06\n\nover the page, kept\n", actor=BOT, tool="remember")
+        assert store.read(LOG) == good.decode() + "\n## 09:06\n\nover the page, kept\n"
         store.flush()
         assert store.pending() == []
     finally:

@@ -175,18 +175,17 @@ def append_by_copy(folder: int, name: str, src: int, st: os.stat_result, tail: b
 def _copy(src: int, dst: int, size: int) -> None:
     """The first `size` bytes of `src` to `dst` (at its start), in the kernel where it can."""
     done = 0
+    copy_range = getattr(os, "copy_file_range", None)  # (Linux only)
     try:
-        while done < size:
-            n = os.copy_file_range(src, dst, size - done, done, done)
+        while copy_range is not None and done < size:
+            n = copy_range(src, dst, size - done, done, done)
             if n == 0:
                 raise OSError(errno.EIO, "the log got shorter while it was copied")
             done += n
-        os.lseek(dst, size, os.SEEK_SET)
-        return
     except OSError as exc:
         if exc.errno not in (errno.ENOSYS, errno.EXDEV, errno.EINVAL, errno.EOPNOTSUPP):
             raise
-    while done < size:  # a file system without copy_file_range: through user space
+    while done < size:  # no copy_file_range here (or a file system that refuses it)
         chunk = os.pread(src, min(size - done, 1 << 20), done)
         if not chunk:
             raise OSError(errno.EIO, "the log got shorter while it was copied")

@@ -74,6 +74,31 @@ def test_an_entry_over_a_page_boundary_is_written_whole_by_a_new_file(
     store.close()
 
 
+@pytest.mark.parametrize("kernel", ["refuses", "absent"])
+def test_an_entry_over_a_page_is_copied_where_the_kernel_cannot_copy(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel: str) -> None:
+    """A file system that refuses `copy_file_range` (or a Python without it): the log is
+    copied through user space, with the same result."""
+    if kernel == "absent":
+        monkeypatch.delattr(os, "copy_file_range", raising=False)
+    else:
+        def refuse(*_args: object) -> int:
+            raise OSError(18, "Invalid cross-device link")  # EXDEV
+        monkeypatch.setattr(os, "copy_file_range", refuse)
+    store = Store(tmp_path / "ws")
+    store.append(LOG, "y" * (PAGE - len(HEADER) - 4) + "\n", header=HEADER, actor=BOT,
+                 tool="remember")
+    before = (store.root / LOG).read_text()
+
+    def no_update(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the entry took the whole-file path")
+    monkeypatch.setattr(Store, "update", no_update)
+    store.append(LOG, "\n## 09:05\n\nover the page\n", actor=BOT, tool="remember")
+    assert (store.root / LOG).read_text() == before + "\n## 09:05\n\nover the page\n"
+    assert git(store.root, "status", "--porcelain") == ""
+    store.close()
+
+
 def test_a_log_renamed_away_while_an_entry_crosses_a_page_is_left_alone(
         tmp_path: Path) -> None:
     """The copy is made only while the log's name is still the file the entry was checked

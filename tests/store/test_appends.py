@@ -139,47 +139,28 @@ def test_a_second_name_of_the_log_is_never_written_through(tmp_path: Path) -> No
     store.close()
 
 
+@pytest.mark.parametrize("case", ["in place", "by a new file"])
 def test_a_full_disk_leaves_the_last_good_log_and_appends_resume(
-        small_disk: Path) -> None:  # noqa: F811
+        small_disk: Path, case: str) -> None:  # noqa: F811
+    """An entry in place that needs a new block (the log ends on a page boundary), or one
+    that crosses a page (the log copied into a new file, renamed over it), meets a full
+    disk: DiskFull, the log as it was, no temporary file left; the next entry goes in."""
+    length = PAGE if case == "in place" else 3 * PAGE - 5
     store = Store(small_disk / "ws")
     try:
-        # A log that ends on a page boundary: the next entry needs a new block.
-        store.append(LOG, "x" * (PAGE - len(HEADER) - 1) + "\n", header=HEADER, actor=BOT,
+        store.append(LOG, "x" * (length - len(HEADER) - 1) + "\n", header=HEADER, actor=BOT,
                      tool="remember")
         good = (store.root / LOG).read_bytes()
-        assert len(good) == PAGE
+        assert len(good) == length
         store.flush()
         filler = fill(small_disk)
         with pytest.raises(DiskFull):
             store.append(LOG, "\n## 09:05\n\nlost\n", actor=BOT, tool="remember")
         assert (store.root / LOG).read_bytes() == good
+        assert [p.name for p in (store.root / LOG).parent.iterdir()] == [Path(LOG).name]
         filler.unlink()
         store.append(LOG, "\n## 09:06\n\nkept\n", actor=BOT, tool="remember")
         assert store.read(LOG) == good.decode() + "\n## 09:06\n\nkept\n"
-        store.flush()
-        assert store.pending() == []
-    finally:
-        store.close()
-
-
-def test_a_full_disk_while_an_entry_crosses_a_page_leaves_the_last_good_log(
-        small_disk: Path) -> None:  # noqa: F811
-    """The entry that needs a new file (the log copied, then renamed over it) meets a full
-    disk: DiskFull, the log as it was, no temporary file left; the next entry goes in."""
-    store = Store(small_disk / "ws")
-    try:
-        store.append(LOG, "y" * (3 * PAGE - len(HEADER) - 6) + "\n", header=HEADER,
-                     actor=BOT, tool="remember")
-        good = (store.root / LOG).read_bytes()
-        store.flush()
-        filler = fill(small_disk)
-        with pytest.raises(DiskFull):
-            store.append(LOG, "\n## 09:05\n\nover the page\n", actor=BOT, tool="remember")
-        assert (store.root / LOG).read_bytes() == good
-        assert [p.name for p in (store.root / LOG).parent.iterdir()] == [Path(LOG).name]
-        filler.unlink()
-        store.append(LOG, "\n## 09:06\n\nover the page, kept\n", actor=BOT, tool="remember")
-        assert store.read(LOG) == good.decode() + "\n## 09:06\n\nover the page, kept\n"
         store.flush()
         assert store.pending() == []
     finally:

@@ -32,6 +32,7 @@ from django.urls import set_script_prefix
 from starlette.types import Receive, Scope, Send
 
 from memoryui.middleware import too_large
+from memoryui.store.threadnames import name_os_thread
 
 log = logging.getLogger("django.request")
 
@@ -48,7 +49,8 @@ class ThreadedHandler(ASGIHandler):
         BaseHandler.__init__(self)
         self.load_middleware(is_async=False)
         self.api = api_chain()
-        self.pool = ThreadPoolExecutor(threads, thread_name_prefix="memoryui-request")
+        self.pool = ThreadPoolExecutor(threads, thread_name_prefix="memoryui-request",
+                                       initializer=name_os_thread)
 
     @property
     def max_body(self) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from pathlib import Path
 
 import pytest
 from django.core import signals
@@ -204,3 +205,14 @@ def test_an_unexpected_error_is_the_json_500_with_its_traceback_logged(apps, set
     assert json.loads(body)["error"]["code"] == "internal_error"
     logged = [r for r in caplog.records if r.name == "django.request" and r.exc_info]
     assert logged and "boom: an unexpected failure" in str(logged[0].exc_info[1])
+
+
+def test_request_threads_are_named_in_the_os() -> None:
+    """`top -H` shows a worker's request threads as request_N (see store/threadnames.py)."""
+    pool = ThreadedHandler(2).pool
+    try:
+        names = {pool.submit(lambda: Path(f"/proc/self/task/{threading.get_native_id()}/comm")
+                             .read_text().strip()).result() for _ in range(4)}
+    finally:
+        pool.shutdown()
+    assert names and names <= {"request_0", "request_1"}

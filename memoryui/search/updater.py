@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from memoryui.store import memory
 from memoryui.store.committer import yield_cpu
+from memoryui.store.threadnames import named
 
 from .documents import Doc, DocReader, read_docs, scan
 
@@ -140,7 +141,7 @@ class Updater:
                 self._drain_at_exit = True
                 atexit.register(self._drain_quietly)
             if self._drainer is None or not self._drainer.is_alive():
-                self._drainer = threading.Thread(target=self._drain_loop, daemon=True,
+                self._drainer = threading.Thread(target=named(self._drain_loop), daemon=True,
                                                  name="memoryui-search-indexer")
                 self._drainer.start()
 
@@ -323,7 +324,7 @@ class Updater:
         if self.background and checked:
             if self._catching_up.locked():
                 return
-            threading.Thread(target=self._catch_up_quietly, name="memoryui-search-catch-up",
+            threading.Thread(target=named(self._catch_up_quietly), name="memoryui-search-catch-up",
                              daemon=True).start()
         else:
             self._catch_up_quietly()  # first use: build before answering
@@ -370,7 +371,7 @@ def read_ahead(items: Iterable[T], batch: int = READ_BATCH, depth: int = READ_AH
         except BaseException as exc:  # noqa: BLE001 - handed to the consumer
             put(exc)
 
-    thread = threading.Thread(target=produce, name="memoryui-search-reader", daemon=True)
+    thread = threading.Thread(target=named(produce), name="memoryui-search-reader", daemon=True)
     thread.start()
     try:
         while True:

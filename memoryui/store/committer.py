@@ -25,6 +25,7 @@ import time
 import weakref
 
 from .gitrepo import GitRepo
+from .threadnames import named
 
 log = logging.getLogger("memoryui.store")
 
@@ -136,7 +137,7 @@ class Committer:
                         log.exception("deferred commit failed; retrying next tick")
                     del committer
 
-            self._thread = threading.Thread(target=loop, name="memoryui-committer",
+            self._thread = threading.Thread(target=named(loop), name="memoryui-committer",
                                             daemon=True)
             self._thread.start()
             atexit.register(_flush_at_exit, weakref.ref(self))

@@ -33,6 +33,7 @@ from .files import ProcessLock
 from .gitrepo import GitRepo
 from .layered import Layered
 from .layout import Layout
+from .threadnames import named
 
 log = logging.getLogger("memoryui.store")
 
@@ -278,7 +279,7 @@ class TreeModel:
                     self._history_thread = None
                 self._notify()
 
-        self._history_thread = threading.Thread(target=work, name="memoryui-lastchange",
+        self._history_thread = threading.Thread(target=named(work), name="memoryui-lastchange",
                                                 daemon=True)
         self._history_thread.start()
 
@@ -373,7 +374,7 @@ class TreeModel:
         if force:
             work()
         else:
-            threading.Thread(target=work, name="memoryui-lastchange-save", daemon=True).start()
+            threading.Thread(target=named(work), name="memoryui-lastchange-save", daemon=True).start()
 
     def _is_ancestor(self, a: str, b: str) -> bool:
         try:
@@ -448,7 +449,7 @@ class TreeModel:
                     self._listing_thread = None
                     self._notify()
 
-            self._listing_thread = threading.Thread(target=work, name="memoryui-listing",
+            self._listing_thread = threading.Thread(target=named(work), name="memoryui-listing",
                                                     daemon=True)
             self._listing_thread.start()
 
@@ -490,7 +491,7 @@ class TreeModel:
                     self._notify()
                     return
 
-        threading.Thread(target=work, name="memoryui-status", daemon=True).start()
+        threading.Thread(target=named(work), name="memoryui-status", daemon=True).start()
 
     def check_now(self) -> None:
         """Run the `git status` check in this thread (tests, commands)."""

@@ -13,6 +13,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from .threadnames import named
+
 log = logging.getLogger("memoryui.store")
 
 # watchfiles' `watch` sleeps `step` ms, then takes the GIL to look for changes and for the
@@ -37,7 +39,7 @@ class Watcher:
         """Start watching; returns once the watches are set up (or `wait` seconds passed:
         0 to return at once, when `on_ready` covers what changed before they were)."""
         self.alive = True
-        self._thread = threading.Thread(target=self._run, name="memoryui-watch", daemon=True)
+        self._thread = threading.Thread(target=named(self._run), name="memoryui-watch", daemon=True)
         self._thread.start()
         self._ready.wait(wait)
 

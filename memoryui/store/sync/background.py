@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from ..threadnames import named
 from .syncer import Syncer
 
 log = logging.getLogger("memoryui.sync")
@@ -37,7 +38,7 @@ def start_background(get: Callable[[], Syncer | None], interval: float,
             if stop.wait(interval):
                 return
 
-    thread = threading.Thread(target=loop, name="memoryui-sync", daemon=True)
+    thread = threading.Thread(target=named(loop), name="memoryui-sync", daemon=True)
     thread.stop = stop  # type: ignore[attr-defined]
     thread.start()
     return thread

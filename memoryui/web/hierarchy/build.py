@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from memoryui.store import Store, memory
+from memoryui.store.threadnames import named
 
 from . import snapshot
 from .model import Hierarchy, Item, ScopeNode, new_item, newer
@@ -94,7 +95,7 @@ def _saved_while_building(store: Store, then: Callable[[], object] | None) -> Hi
         if saved is None:  # the first start on this workspace: build now
             return None
         _serving[key], _replied[key] = saved, replied
-        thread = _building[key] = threading.Thread(target=work, name="memoryui-hierarchy",
+        thread = _building[key] = threading.Thread(target=named(work), name="memoryui-hierarchy",
                                                    daemon=True)
         thread.start()
     return saved

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from memoryui.store import Kind, Store
 from memoryui.store.layout import Address
+from memoryui.store.threadnames import named
 
 from . import model
 from .model import Hierarchy, Item, ScopeSummary
@@ -58,7 +59,7 @@ def keep(store: Store, h: Hierarchy, review_counts: dict[str, int]) -> None:
         if key in _saving or (last is not None and now - last < SAVE_EVERY):
             return
         _saved_at[key] = now
-        thread = _saving[key] = threading.Thread(target=work, name="memoryui-overview-save",
+        thread = _saving[key] = threading.Thread(target=named(work), name="memoryui-overview-save",
                                                  daemon=True)
     thread.start()
 

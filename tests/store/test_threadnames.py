@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from memoryui.store import Actor, Store
+from memoryui.store.committer import Committer
 from memoryui.store.threadnames import named
 
 TASKS = Path("/proc/self/task")
@@ -31,13 +32,21 @@ def test_a_thread_started_through_named_has_its_name_in_the_os() -> None:
     assert thread.name == "memoryui-search-catch-up"  # Python's name is left as it was
 
 
-def test_the_commit_tick_is_named(tmp_path: Path) -> None:
-    store = Store(tmp_path / "ws", commit_delay=30)
-    store.append("agents/a/memory/daily/2026-11-27.md", "- hi\n", header="# d\n",
-                 actor=Actor.agent("a"), tool="remember")
+def test_the_commit_tick_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[str] = []
+    ticked = threading.Event()
+    original = Committer._tick
+
+    def tick(self: Committer) -> dict[str, str]:
+        seen.append(os_name(threading.get_native_id()))
+        ticked.set()
+        return original(self)
+    monkeypatch.setattr(Committer, "_tick", tick)
+    store = Store(tmp_path / "ws", commit_delay=0.01)
     try:
-        tick = store.committer._thread
-        assert tick is not None and tick.is_alive()
-        assert os_name(tick.native_id) == "committer"
+        store.append("agents/a/memory/daily/2026-11-27.md", "- hi\n", header="# d\n",
+                     actor=Actor.agent("a"), tool="remember")
+        assert ticked.wait(120)
     finally:
         store.close()
+    assert seen[0] == "committer"

@@ -21,6 +21,17 @@ TMP_SUFFIX = ".memoryui-tmp"
 PAGE = mmap.PAGESIZE
 
 
+def temp_name(name: str) -> str:
+    """A hidden, unique name for a file being written beside `name` (git ignores the
+    suffix: `GitRepo._ensure_excludes`), so concurrent writers never share one."""
+    return f".{name}.{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}"
+
+
+def _in_one_page(size: int, tail: bytes) -> bool:
+    """`tail`, appended at `size`, ends in the memory page its first byte goes to."""
+    return size % PAGE + len(tail) <= PAGE
+
+
 def atomic_write(path: Path, data: bytes, *, sync_folder: bool = True) -> None:
     """Unique temp file in the same folder, fsync, rename, fsync the folder.
 
@@ -36,7 +47,7 @@ def atomic_write(path: Path, data: bytes, *, sync_folder: bool = True) -> None:
 
 
 def _atomic_write(path: Path, data: bytes, sync_folder: bool = True) -> None:
-    tmp = path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}"
+    tmp = path.parent / temp_name(path.name)
     for attempt in range(5):
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -80,7 +91,7 @@ def append_in_place(path: Path, size: int, tail: bytes) -> int | None:
     before the size). A full disk truncates the file back to `size` and raises DiskFull.
     A second name (a hard link, possibly outside the workspace) is never written through.
     """
-    if not tail or size % PAGE + len(tail) > PAGE:
+    if not tail or not _in_one_page(size, tail):
         return None
     with disk_errors():
         try:
@@ -98,7 +109,7 @@ def append_at(fd: int, st: os.stat_result, size: int, tail: bytes) -> bool:
     took: False, with nothing written, unless it is a regular file of `size` bytes with no
     other name and `tail` ends in the page its first byte goes to. The descriptor stays
     open either way (True: for `sync_appended`)."""
-    if not _appendable(st, size, tail) or size % PAGE + len(tail) > PAGE:
+    if not _appendable(st, size, tail) or not _in_one_page(size, tail):
         return False
     with disk_errors():
         try:
@@ -112,7 +123,7 @@ def append_at(fd: int, st: os.stat_result, size: int, tail: bytes) -> bool:
 
 def crosses_page(st: os.stat_result, size: int, tail: bytes) -> bool:
     """Whether `append_at` refused `tail` only because it crosses a memory page."""
-    return _appendable(st, size, tail) and size % PAGE + len(tail) > PAGE
+    return _appendable(st, size, tail) and not _in_one_page(size, tail)
 
 
 def _appendable(st: os.stat_result, size: int, tail: bytes) -> bool:
@@ -153,7 +164,7 @@ def append_by_copy(folder: int, name: str, src: int, st: os.stat_result, tail: b
         return None
     if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
         return None
-    tmp = f".{name}.{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}"
+    tmp = temp_name(name)
     with disk_errors():
         fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
                      0o644, dir_fd=folder)

@@ -259,8 +259,9 @@ class Store:
                       when: float | None) -> WriteResult | None:
         """An entry appended to a log that ends in a newline, at the cost of the entry: what
         `update` would do, without decoding, re-encoding, line-counting and comparing the
-        whole log (at 400 KB, two thirds of an append's CPU, and growing all day). The old
-        bytes are read once, for the blob id. An entry that crosses a memory page goes in by
+        whole log (at 400 KB, two thirds of an append's CPU, and growing all day). The log
+        is not read while its lognote holds (else once, for its CRC-32). An entry that
+        crosses a memory page goes in by
         a new file with the log copied in the kernel (`append_by_copy`). None, with nothing
         written, where `update` must decide (a new or empty file, a NUL, a secret, a
         non-UTF-8 log, a second name); it gives the same result there."""

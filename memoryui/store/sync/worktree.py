@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import os
-import secrets
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +21,7 @@ import pygit2
 
 from .. import gitindex, walk
 from ..errors import InvalidName
-from ..files import TMP_SUFFIX, atomic_write, prune_empty_dirs
+from ..files import atomic_write, prune_empty_dirs, temp_name
 from ..merge import merge3
 from .merging import BLOB, EXEC, LABELS, Item, flat_changes, item_at
 
@@ -138,7 +137,7 @@ def _put(root: Path, path: str, content: Content | None) -> None:
         prune_empty_dirs(full.parent, root)
     elif content[0] == "link":
         full.parent.mkdir(parents=True, exist_ok=True)
-        tmp = full.parent / f".{full.name}.{secrets.token_hex(4)}{TMP_SUFFIX}"
+        tmp = full.parent / temp_name(full.name)
         os.symlink(os.fsdecode(content[1]), tmp)
         try:
             os.replace(tmp, full)  # replaces a link itself, never what it points to

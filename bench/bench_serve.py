@@ -151,7 +151,8 @@ def _overview(server, cookie: str) -> tuple[float, bytes]:
 
 PENDING = b"last change from history"
 # What a page says while a background job runs: the idle window waits for none to show.
-BUSY = (PENDING, b"as memoryui saved it", b"Checking for files changed outside")
+FIRST_LOOK = b"reading this workspace for the first time"
+BUSY = (PENDING, b"as memoryui saved it", b"Checking for files changed outside", FIRST_LOOK)
 
 
 def settle(server, cookie: str, since: float) -> float:
@@ -187,6 +188,16 @@ def _git_alive(sid: int) -> bool:
     return False
 
 
+def _counted(server, cookie: str, t0: float) -> tuple[float, bytes]:
+    """Ask for the overview until it shows the counts (as the first look's page reloads
+    itself): ms from `t0`, and that page."""
+    while True:
+        body = _overview(server, cookie)[1]
+        if FIRST_LOOK not in body:
+            return (time.perf_counter() - t0) * 1000, body
+        time.sleep(0.25)
+
+
 def _count(body: bytes) -> int | None:
     m = COUNT_RE.search(body)
     return int(m.group(1).replace(b",", b"")) if m else None
@@ -214,6 +225,7 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
     report(f"floor: {floor_name}", ls_tree, note="every file's name and size")
 
     ready, first, cookie, body, rss_first = [], [], "", b"", []
+    counted: list[tuple[float, bytes]] = []
     for i in range(starts):
         t = last_start = time.perf_counter()
         server.start(timeout=900)
@@ -223,6 +235,9 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
                 cookie = server.sign_in("bench-lead", PASSWORD)
             ms, body = _overview(server, cookie)
             first.append(ms)
+            if i == 0:  # nothing saved yet: the scopes by name, counted behind
+                counted.append(_counted(server, cookie, t0=time.perf_counter() - ms / 1000))
+                body = counted[-1][1]
             if i == starts - 1:
                 break
         finally:
@@ -235,7 +250,11 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
         files = _count(body)
         report("overview, first request after the first start (HTTP)", first[:1],
                floor=floor_name, floor_ms=ls_tree,
-               note=f"nothing saved yet: built at once; {files} files counted")
+               note="nothing saved yet: the scopes by name and the shared folders, "
+                    "counted behind; goal < 2 s")
+        report("overview, counted after the first start (HTTP)", [counted[0][0]],
+               floor=floor_name, floor_ms=ls_tree,
+               note=f"from that request until an overview shows the counts ({files} files)")
         report("overview, first request after a restart (HTTP)", first[1:], floor=floor_name,
                floor_ms=ls_tree, note="the overview saved before the restart, saying so; "
                "one per restart; goal < 2 s")

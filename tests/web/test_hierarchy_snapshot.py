@@ -64,11 +64,24 @@ def files_shown(html: str) -> str:
     return html.split('class="muted overview-stats">', 1)[1].split("file", 1)[0].strip()
 
 
+FIRST_LOOK = "reading this workspace for the first time"
+
+
+def exact(c, store: Store) -> str:
+    """The overview once built: at the first start on a large workspace the first request
+    gets the first look, and the build runs behind it."""
+    c.get("/")
+    build_mod.wait_for_build(store)
+    page = c.get("/").content.decode()
+    assert FIRST_LOOK not in page and SAVED not in page
+    return page
+
+
 def test_after_a_restart_the_saved_overview_answers_and_says_so(large, client_as) -> None:
     store, restart = large
     c = client_as("viewer")
-    exact = c.get("/").content.decode()
-    assert SAVED not in exact and files_shown(exact) == "5"
+    exact_page = exact(c, store)
+    assert files_shown(exact_page) == "5"
     store = restart()
     # changed while no memoryui ran: the saved overview cannot know yet, and says so
     (store.root / "memory/world/native.md").write_text("# Native\n")
@@ -76,10 +89,10 @@ def test_after_a_restart_the_saved_overview_answers_and_says_so(large, client_as
     first = c.get("/").content.decode()
     assert SAVED in first and 'http-equiv="refresh"' in first
     assert files_shown(first) == "5"  # as saved, not made up
-    assert scope_rows(first) == scope_rows(exact) == ["bot-0", "bot-1", "bot-2"]
-    assert world_rows(first) == world_rows(exact) == ["deploys"]
+    assert scope_rows(first) == scope_rows(exact_page) == ["bot-0", "bot-1", "bot-2"]
+    assert world_rows(first) == world_rows(exact_page) == ["deploys"]
     # the saved rows are the rows: memory sizes, daily counts, review counts
-    assert row(first, "bot-1") == row(exact, "bot-1")
+    assert row(first, "bot-1") == row(exact_page, "bot-1")
     assert 'href="/review/?scope=bot-1">1<' in row(first, "bot-1")
 
     build_mod.wait_for_build(store)
@@ -93,7 +106,7 @@ def test_after_a_restart_the_saved_overview_answers_and_says_so(large, client_as
 def test_writes_after_the_restart_show_once_the_build_is_done(large, client_as) -> None:
     store, restart = large
     c = client_as("curator")
-    c.get("/")
+    exact(c, store)
     store = restart()
     assert SAVED in c.get("/").content.decode()
     store.write(store.path_for(Kind.MEMORY, "bot-9"), "# new\n", actor=Actor.agent("bot-9"),
@@ -103,12 +116,28 @@ def test_writes_after_the_restart_show_once_the_build_is_done(large, client_as) 
     assert SAVED not in page and "bot-9" in scope_rows(page) and files_shown(page) == "6"
 
 
-def test_the_first_start_builds_the_overview_at_once(large, client_as) -> None:
-    """Nothing saved yet (a repository seen for the first time): the exact overview."""
+def test_the_first_start_lists_the_scopes_at_once_and_counts_them_behind(large, client_as
+                                                                          ) -> None:
+    """Nothing saved yet (a large repository seen for the first time): the scopes by name
+    and the shared folders at once, saying what is not counted yet, then the exact
+    overview."""
     store, restart = large
     (store.git.state_dir / "overview.json").unlink(missing_ok=True)
-    page = client_as("viewer").get("/").content.decode()
-    assert SAVED not in page and files_shown(page) == "5"
+    c = client_as("viewer")
+    page = c.get("/").content.decode()
+    assert FIRST_LOOK in page and 'http-equiv="refresh"' in page
+    assert "files not counted yet" in page and SAVED not in page
+    assert scope_rows(page) == ["bot-0", "bot-1", "bot-2"] and world_rows(page) == ["deploys"]
+    assert row(page, "bot-1").count('title="not counted yet">…<') == 8  # no made-up zero
+    # sorting or filtering the first look (htmx, as the lead types) works on the names
+    part = c.get("/?q=bot-1&sort=-size", HTTP_HX_REQUEST="true",
+                 HTTP_HX_TARGET="ov-scopes-table").content.decode()
+    assert scope_rows(part) == ["bot-1"]
+
+    build_mod.wait_for_build(store)
+    page = c.get("/").content.decode()
+    assert FIRST_LOOK not in page and 'http-equiv="refresh"' not in page
+    assert files_shown(page) == "5" and 'href="/review/?scope=bot-1">1<' in row(page, "bot-1")
 
 
 def test_a_small_workspace_is_never_served_from_the_saved_overview(workspace: Store,
@@ -135,17 +164,18 @@ def test_a_small_workspace_is_never_served_from_the_saved_overview(workspace: St
 def test_an_unreadable_or_foreign_saved_overview_is_ignored(large, client_as, content) -> None:
     store, restart = large
     c = client_as("viewer")
-    c.get("/")
+    exact(c, store)
     store = restart()
     (store.git.state_dir / "overview.json").write_text(content)
     page = c.get("/").content.decode()
-    assert SAVED not in page and files_shown(page) == "5"
+    assert SAVED not in page and FIRST_LOOK in page
+    assert files_shown(exact(c, store)) == "5"
 
 
 def test_a_saved_overview_of_another_layout_is_not_shown(large, client_as, settings) -> None:
     store, restart = large
     c = client_as("viewer")
-    c.get("/")
+    exact(c, store)
     store = restart()
     saved = json.loads((store.git.state_dir / "overview.json").read_text())
     assert saved["layout"] == store.layout.key
@@ -158,10 +188,11 @@ def test_budgets_come_from_the_saved_line_counts(large, client_as, monkeypatch) 
     """The saved overview shows budget meters without reading a file."""
     store, restart = large
     c = client_as("viewer")
-    exact = c.get("/").content.decode()
+    exact_page = exact(c, store)
     restart()
     monkeypatch.setattr(Store, "read", lambda *a, **k: pytest.fail("read a file"))
     first = c.get("/").content.decode()
     assert SAVED in first
     meters = lambda html: [m for m in html.split("<meter")[1:]]  # noqa: E731
-    assert [m.split(">")[0] for m in meters(first)] == [m.split(">")[0] for m in meters(exact)]
+    assert [m.split(">")[0] for m in meters(first)] == \
+        [m.split(">")[0] for m in meters(exact_page)]

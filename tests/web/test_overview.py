@@ -4,6 +4,7 @@ topics. Real workspace (git), the Django test client; htmx requests get one tabl
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 import re
 
 import pytest
@@ -223,7 +224,11 @@ def test_the_overview_says_so_while_last_changes_are_still_read(tmp_path, settin
     settings.MEMORYUI_SEARCH_DB = tmp_path / "search.sqlite3"
     reset_store()
     try:
+        build_mod = importlib.import_module("memoryui.web.hierarchy.build")
         c = client_as("viewer")
+        page = c.get("/").content.decode()  # (the scopes by name while they are counted)
+        assert "reading this workspace for the first time" in page and "ops-bot" in page
+        build_mod.wait_for_build(get_store())
         page = c.get("/").content.decode()
         assert "Reading each file&#x27;s last change from history" in page
         release.set()

@@ -144,7 +144,8 @@ def scope_listing(scopes: Sequence, counts: dict[str, int], *, q: str, sort: str
                   query: dict[str, str]) -> Listing:
     keys: dict[str, Callable[[object], object]] = {
         "name": lambda s: (s.name or "").casefold(), "last": _last_time,
-        "size": lambda s: s.size, "review": lambda s: counts.get(s.name, 0)}
+        "size": lambda s: s.size or 0,  # (None: a first look)
+        "review": lambda s: counts.get(s.name, 0)}
     lst = listing(scopes, prefix="", q=q, sort=sort, page=page, default_sort=SCOPE_DEFAULT,
                   keys=keys, query=query)
     lst.rows = [ScopeRow(s, counts.get(s.name, 0)) for s in lst.rows]

@@ -272,10 +272,10 @@ class ScopeSummary:
     memory: Item | None
     scratchpad: Item | None
     newest_daily: Item | None
-    daily_count: int
-    note_count: int
-    files: int
-    size: int
+    daily_count: int | None  # None: a first look, not counted yet (snapshot.first_look)
+    note_count: int | None
+    files: int | None
+    size: int | None
     last_raw: dict | None
 
     @property
@@ -284,7 +284,7 @@ class ScopeSummary:
 
     @property
     def size_text(self) -> str:
-        return fmt_bytes(self.size)
+        return fmt_bytes(self.size or 0)
 
 
 @dataclass
@@ -308,10 +308,15 @@ class Hierarchy:
     history_pending: bool = False  # last changes are still being read from history
     saved_at: float | None = None  # a saved overview shown while the first build runs
     review_counts: dict[str, int] | None = None  # ... and the review counts saved with it
+    first_look: bool = False  # nothing saved yet: scopes by name, not counted (saved_at set)
 
     @property
     def notice(self) -> str:
         """What a page must say while part of what it shows is not known yet."""
+        if self.first_look:
+            return ("memoryui is reading this workspace for the first time: its "
+                    f"{self.scope_term_plural} are listed, and what each holds appears here "
+                    "in a few seconds.")
         if self.saved_at is not None:
             when = dt.datetime.fromtimestamp(self.saved_at, tz=dt.UTC)
             return (f"Showing the overview as memoryui saved it at {when:%Y-%m-%d %H:%M} UTC, "

@@ -23,7 +23,7 @@ from memoryui.store import Kind, Store
 from memoryui.store.layout import Address
 from memoryui.store.threadnames import named
 
-from . import model
+from . import folders, model
 from .model import Hierarchy, Item, ScopeSummary
 
 log = logging.getLogger("memoryui.web")
@@ -130,6 +130,24 @@ def load(store: Store) -> Hierarchy | None:
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         log.warning("the saved overview of %s is unreadable: ignored", store.root)
         return None
+
+
+def first_look(store: Store) -> Hierarchy:
+    """What the overview shows at once of a large workspace seen for the first time (no
+    overview saved yet): the shared part as the sidebar lists it (world topics, skills,
+    directives, the global memory) and every scope by name, with what each holds not
+    counted until the first build is done (`first_look`: the page says so, shows "…" for
+    the counts and reloads). The first build of a 200k-file repository takes seconds (2.5 s
+    here, most of 4 s over HTTP beside the rest of a first start)."""
+    part = folders.shared(store)
+    now = time.time()
+    h = Hierarchy(store.layout, saved_at=now, built_at=now, first_look=True,
+                  review_counts={}, global_memory=part.global_memory,
+                  **{name: list(getattr(part, name)) for name in _LISTS})
+    h.scopes = {name: ScopeSummary(name, None, None, None, None, None, None, None, None)
+                for name in part.scope_names}
+    h.scope_names = list(h.scopes)
+    return h
 
 
 def _last(last: object) -> dict | None:

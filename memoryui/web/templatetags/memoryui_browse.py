@@ -149,6 +149,11 @@ def _scope_row(r: object, kinds: frozenset, review_url: str) -> str:
     s = r.node
     cells = [format_html('<th scope="row"><a href="{}">{}</a></th>', scope_url(s.name),
                          s.name)]
+    if s.files is None:  # a first look (snapshot.first_look): not counted yet
+        daily = "daily" in kinds  # (its count, latest log and review count)
+        n = ("memory" in kinds) + 3 * daily + ("note" in kinds) + 3  # + files, last, size
+        cells += ['<td class="muted" title="not counted yet">…</td>'] * n
+        return format_html("\n    <tr>\n      {}\n    </tr>", mark_safe("\n      ".join(cells)))
     if "memory" in kinds:
         cells.append(format_html('<td><a href="{}" class="ov-mem">{}</a></td>',
                                  file_url(s.memory.path),

@@ -72,3 +72,42 @@ def test_filter_sort_and_page_three_hundred_agents(live_workspace, page_for):
     assert "page=2" not in page.url
     htmx_idle(page)
     assert errors == [], errors  # nor a CSP report when htmx settles the restored page
+
+
+def test_a_first_start_shows_the_agents_at_once_and_the_counts_by_itself(
+        live_workspace, page_for, monkeypatch):
+    """A large repository opened for the first time: the lead sees every agent by name at
+    once, told that what each holds is being counted, and the page turns into the full
+    overview by itself (it reloads; no script needed) once the count is done."""
+    import importlib
+    import threading
+
+    from memoryui.store import tree
+
+    base, store = live_workspace
+    make_agents(store)
+    build_mod = importlib.import_module("memoryui.web.hierarchy.build")
+    monkeypatch.setattr(tree, "SYNC_HISTORY_BELOW", 0)  # counted behind, as at 200k files
+    counting = threading.Event()
+    real = build_mod._rebuild
+    monkeypatch.setattr(build_mod, "_rebuild",
+                        lambda *a, **k: counting.wait(120) and real(*a, **k))
+    try:
+        page = page_for("viewer")  # (signing in lands on the overview)
+        errors = watch_console(page)
+        page.goto(base + "/")
+        expect(page.locator(".hierarchy-notice")).to_contain_text(
+            "reading this workspace for the first time")
+        expect(page.locator(".overview-stats")).to_contain_text("files not counted yet")
+        rows = page.locator("table.ov-scopes tbody tr")
+        expect(rows).to_have_count(50)
+        expect(rows.first.locator("td").first).to_have_text("…")
+        expect(page.locator("#ov-scopes-table .ov-range")).to_have_text("1–50 of 300")
+        counting.set()
+        expect(page.locator(".overview-stats")).to_contain_text("300 files", timeout=90_000)
+        expect(page.locator("body")).not_to_contain_text("for the first time")
+        expect(rows.first.locator("td").first).not_to_have_text("…")
+        assert errors == [], errors
+    finally:
+        counting.set()
+        build_mod.wait_for_build(store)

@@ -404,11 +404,12 @@ class TreeModel:
                 entries = (listing.listing if small else listing.indexed)(
                     self.root, self.git.git_dir)
                 tree = {}
-                for p, e in sorted(entries.items()):
+                for p in sorted(entries):
+                    size, mtime = entries[p]
                     change = last.get(p)
                     if change is not None:  # one string for the path in both maps (17 MB
                         p = change.path or p  # at 200k files)
-                    tree[p] = FileInfo(p, e.size, e.mtime, change)
+                    tree[p] = FileInfo(p, size, mtime, change)
                 self._tree = Layered(tree)
                 del entries, tree
                 memory.release()

@@ -82,7 +82,7 @@ def test_a_split_index_is_read_as_git_reads_it(tmp_path: Path, version: str) -> 
     read = gitindex.index_files(root / ".git")
     assert {p: (size, int(mtime)) for p, (size, mtime) in read.items()} == as_git_lists(root)
     assert "f005.md" not in read and read["f140.md"][0] == len("140 changed, longer\n")
-    assert {p: e.size for p, e in listing.listing(root, root / ".git").items()} == \
+    assert {p: e[0] for p, e in listing.listing(root, root / ".git").items()} == \
         {e.path: e.size for e in walk.walk(root)}
     assert gitindex.index_size(root / ".git") >= 298
     git(root, "update-index", "--no-split-index")  # whole again; the shared part lingers

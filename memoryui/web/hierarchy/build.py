@@ -7,7 +7,7 @@ overview shows after a write is exact and costs what the write touched, not a re
 every file (1.2 s at 200k files). A full build happens at a start, when the change log
 cannot answer (thousands of paths at once, a history rewrite) and when the layout changes.
 
-The first build after a start on a large workspace takes seconds (2.5 s at 200k files): the
+The first build after a start on a large workspace takes seconds (2 s at 200k files): the
 overview saved before the start (`snapshot.py`) is served meanwhile, saying so, and the
 build runs in a background thread. At the very first start there is nothing saved: the
 scopes by name and the shared folders are served meanwhile (`snapshot.first_look`).

@@ -137,8 +137,8 @@ def first_look(store: Store) -> Hierarchy:
     overview saved yet): the shared part as the sidebar lists it (world topics, skills,
     directives, the global memory) and every scope by name, with what each holds not
     counted until the first build is done (`first_look`: the page says so, shows "…" for
-    the counts and reloads). The first build of a 200k-file repository takes seconds (2.5 s
-    here, most of 4 s over HTTP beside the rest of a first start)."""
+    the counts and reloads). The first build of a 200k-file repository takes seconds (2 s in
+    process here, 3.6 s over HTTP beside the rest of a first start)."""
     part = folders.shared(store)
     now = time.time()
     h = Hierarchy(store.layout, saved_at=now, built_at=now, first_look=True,

@@ -149,30 +149,29 @@ def _scope_row(r: object, kinds: frozenset, review_url: str) -> str:
     s = r.node
     cells = [format_html('<th scope="row"><a href="{}">{}</a></th>', scope_url(s.name),
                          s.name)]
-    if s.files is None:  # a first look (snapshot.first_look): not counted yet
-        daily = "daily" in kinds  # (its count, latest log and review count)
-        n = ("memory" in kinds) + 3 * daily + ("note" in kinds) + 3  # + files, last, size
-        cells += ['<td class="muted" title="not counted yet">…</td>'] * n
-        return format_html("\n    <tr>\n      {}\n    </tr>", mark_safe("\n      ".join(cells)))
+    # A first look (snapshot.first_look) has not counted the scope yet: every cell says so.
+    dots = mark_safe('<td class="muted" title="not counted yet">…</td>') \
+        if s.files is None else None
     if "memory" in kinds:
-        cells.append(format_html('<td><a href="{}" class="ov-mem">{}</a></td>',
-                                 file_url(s.memory.path),
-                                 budget(s.memory.budget, s.memory.size_text))
-                     if s.memory else format_html("<td>{}</td>", none))
+        cells.append(dots or (format_html('<td><a href="{}" class="ov-mem">{}</a></td>',
+                                          file_url(s.memory.path),
+                                          budget(s.memory.budget, s.memory.size_text))
+                              if s.memory else format_html("<td>{}</td>", none)))
     if "daily" in kinds:
         d = s.newest_daily
-        cells.append(format_html('<td class="num">{}</td><td>{}</td>', s.daily_count,
-                                 format_html('<a href="{}">{}</a>', file_url(d.path), d.name)
-                                 if d else none))
+        cells.append(dots * 2 if dots else format_html(
+            '<td class="num">{}</td><td>{}</td>', s.daily_count,
+            format_html('<a href="{}">{}</a>', file_url(d.path), d.name) if d else none))
     if "note" in kinds:
-        cells.append(format_html('<td class="num">{}</td>', s.note_count))
-    cells.append(format_html('<td class="num">{}</td><td>{}</td><td class="num">{}</td>',
-                             s.files, change(s.last), s.size_text))
+        cells.append(dots or format_html('<td class="num">{}</td>', s.note_count))
+    cells.append(dots * 3 if dots else format_html(
+        '<td class="num">{}</td><td>{}</td><td class="num">{}</td>', s.files, change(s.last),
+        s.size_text))
     if "daily" in kinds:
-        cells.append(format_html('<td class="num"><a href="{}?scope={}">{}</a></td>',
-                                 review_url, quote(s.name, safe=""), r.review)
-                     if r.review else
-                     mark_safe('<td class="num"><span class="muted">0</span></td>'))
+        cells.append(dots or (format_html('<td class="num"><a href="{}?scope={}">{}</a></td>',
+                                          review_url, quote(s.name, safe=""), r.review)
+                              if r.review else
+                              mark_safe('<td class="num"><span class="muted">0</span></td>')))
     return format_html("\n    <tr>\n      {}\n    </tr>", mark_safe("\n      ".join(cells)))
 
 

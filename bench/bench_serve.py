@@ -190,12 +190,14 @@ def _git_alive(sid: int) -> bool:
 
 def _counted(server, cookie: str, t0: float) -> tuple[float, bytes]:
     """Ask for the overview until it shows the counts (as the first look's page reloads
-    itself): ms from `t0`, and that page."""
-    while True:
+    itself): ms from `t0`, and that page. Ten minutes without the counts is a failure."""
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
         body = _overview(server, cookie)[1]
         if FIRST_LOOK not in body:
             return (time.perf_counter() - t0) * 1000, body
         time.sleep(0.25)
+    raise RuntimeError("the first look was never replaced by the counted overview")
 
 
 def _count(body: bytes) -> int | None:

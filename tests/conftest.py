@@ -56,6 +56,24 @@ def _no_file_watcher(settings) -> None:
     settings.MEMORYUI_WATCH = False
 
 
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    """Real Chromium (Debian's package) through Playwright, one for the whole run: the
+    browser tests and the cluster's end-to-end test share it (Playwright's sync API runs
+    one event loop in the thread, so a second one started beside it fails)."""
+    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Debian's chromium is not installed at {CHROMIUM}: run the test command "
+                    "from README (it installs it with apt)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[Store]:
     """A fresh workspace (git init-ed) committing every write at once."""

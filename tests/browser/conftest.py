@@ -31,19 +31,6 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Debian's chromium is not installed at {CHROMIUM}: run the test command "
-                    "from README (it installs it with apt)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
-
-
 @pytest.fixture
 def live_workspace(workspace, live_server):
     """A live server on a fresh workspace; returns (base_url, store)."""

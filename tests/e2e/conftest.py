@@ -85,17 +85,3 @@ def cluster(pg_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         stop_all(instances)
         daemon.stop()
         http.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"Debian's chromium is not installed at {CHROMIUM}")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()

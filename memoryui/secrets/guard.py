@@ -52,7 +52,7 @@ class Guard:
         policy blocks this actor's write (before anything is written)."""
         if not self.enabled:
             return []
-        found = scan_lines(added_lines(old, new), self.allow.digests())
+        found = self._scan(added_lines(old, new))
         if found and self.mode == "block" and actor_kind == "agent":
             log.info("secrets: refused an agent write to %s (%s)", path,
                      ", ".join(sorted({f.kind for f in found})))
@@ -63,8 +63,16 @@ class Guard:
         """Whether `text`, appended after a newline, adds no finding (or checks are off):
         such an append leaves the file's record as it is (see `written`), so it needs
         neither the old text nor line numbers."""
-        return not self.enabled or not scan_lines(enumerate(text.splitlines(), 1),
-                                                   self.allow.digests())
+        return not self.enabled or not self._scan(enumerate(text.splitlines(), 1))
+
+    def _scan(self, lines: Iterable[tuple[int, str]]) -> list[Finding]:
+        """Findings not on the allow list, which is read only when there are some (a stat
+        of its file on every agent write otherwise)."""
+        found = scan_lines(lines)
+        if found:
+            allowed = self.allow.digests()
+            found = [f for f in found if f.digest not in allowed]
+        return found
 
     def written(self, path: str, old: str | None, new: str | None,
                 added: list[Finding]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memoryui.secrets import added_lines, redact, scan_lines, scan_text
+from memoryui.secrets import detector
 from memoryui.secrets.detector import digest
 from memoryui.secrets.guard import refusal
 from tests.secrets.samples import AWS, GITHUB, JWT, STRIPE, URL, URL_PASSWORD
@@ -54,6 +55,19 @@ def test_ordinary_prose_is_clean() -> None:
              "sha 3f2a9c1e0b7d4a6f8e2c1b0a9d8e7f6a5b4c3d2e, db-4 at 10.0.3.17, id 0xDEADBEEF\n"
              "token budget: 32 KiB; see https://example.com/docs?key=value\n")
     assert scan_text(prose) == []
+
+
+@pytest.mark.parametrize("value", [AWS, GITHUB, STRIPE, URL, JWT,
+                                   "-----BEGIN OPENSSH PRIVATE KEY-----"])
+@pytest.mark.parametrize("around", ["{}", "  - seen in the logs: {} (rotated)", "{}\tand more",
+                                    "[link](https://x.example/?k={})"])
+def test_the_quick_check_never_hides_what_the_plugins_find(value: str, around: str) -> None:
+    """Lines no plugin pattern matches skip the plugins; a secret in any context is still
+    found (each kind the plugins find in the line, the same with the check as without)."""
+    line = around.format(value)
+    by_plugins = {kind for kind, _ in detector._values(line)}
+    assert by_plugins and detector._suspect(line)
+    assert {f.kind for f in scan_lines([(1, line)])} == by_plugins
 
 
 def test_only_the_lines_a_write_adds_are_scanned() -> None:

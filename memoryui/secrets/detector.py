@@ -74,10 +74,7 @@ _SHAPES = tuple(pattern.search for plugin in PLUGINS for pattern in plugin.denyl
 
 def _suspect(line: str) -> bool:
     """Some plugin's pattern matches somewhere in `line` (then the plugins decide)."""
-    for search in _SHAPES:
-        if search(line):
-            return True
-    return False
+    return any(search(line) for search in _SHAPES)
 
 
 def _values(line: str) -> Iterable[tuple[str, str]]:

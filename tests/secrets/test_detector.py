@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoryui.secrets import added_lines, redact, scan_lines, scan_text
-from memoryui.secrets import detector
+from memoryui.secrets import added_lines, detector, redact, scan_lines, scan_text
 from memoryui.secrets.detector import digest
 from memoryui.secrets.guard import refusal
 from tests.secrets.samples import AWS, GITHUB, JWT, STRIPE, URL, URL_PASSWORD

@@ -6,9 +6,10 @@ rendering, no network), signed in as a curator, on a copy of the corpus:
 - warm: what every request pays while nothing changes;
 - right after a write: an agent's `remember` starts a new daily log (a new file, a new
   commit) just before the request, reported beside the same page warm (issue 15: p95
-  within 2x of warm). The overview's file count is checked against the files really there:
-  a count that misses the write is stale (the note says how many were, and how many of
-  those said so on the page). The regroup's own cost is reported too;
+  within 2x of warm; AFTER_SAMPLES of each, so that a p95 is not simply the slowest).
+  The overview's file count is checked against the files really there: a count that
+  misses the write is stale (the note says how many were, and how many of those said so
+  on the page). The regroup's own cost is reported too;
 - the first overview after a start, which has to build the hierarchy before answering.
 
 The floor is `git log -1 -- <path>` by the git CLI for one file: what a page that ran one git

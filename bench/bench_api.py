@@ -7,7 +7,11 @@ Rows, each with its floor measured in the same run and repository:
   wall time; p50/p95/p99 per call). Floor: append + `git add` + `git commit` by the git CLI.
 - `/healthz` from the same 16 clients on the same server, in five rounds alternating with
   `remember` (issue 15: remember's throughput should be at least half of it); the ratio is
-  the median of the rounds' ratios.
+  the median of the rounds' ratios. Beside it, the CPU each call cost, by who spent it
+  (`bench/cputime.py`: the workers' request threads and event loops, the supervisor's
+  commit tick and search index, its git commands, the bench's own clients, and the whole
+  machine with how busy its cores were): on a saturated machine the ratio of throughputs
+  is the ratio of those machine figures.
 - `remember` paced at half the measured maximum rate: p99 against p50 shows whether calls
   queue (issue 15: p99 below 3x p50). Printed beside it: the share of its slow calls that
   came in stalls (5 or more within 15 ms of each other: the machine or the whole server
@@ -38,9 +42,11 @@ import sys
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from bench import cputime
 from bench.clients import CpuPressure, run_clients, stall_share
 from bench.floors import durable_write_floor, git_cli_floor
 from bench.run import percentile
@@ -178,6 +184,11 @@ def drive(server, items: list, clients: int, send: Callable[[object, object], tu
     return lat, wall, errors
 
 
+def _spent(before: Counter, after: Counter) -> Counter:
+    """What a round spent, by group (cputime.snapshot before and after it)."""
+    return Counter({k: after[k] - before.get(k, 0.0) for k in after})
+
+
 def paced_healthz(server, n: int, clients: int, rate: float,
                   starts: list[float] | None = None) -> list[float]:
     """GET /healthz on the schedule of a paced remember run: the serving stack's own spread."""
@@ -290,10 +301,15 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
             lat, wall, sent, errors = [], 0.0, {}, []
             health: list[float] = []
             ratios, rates, health_rates = [], [], []
+            cpu: dict[str, Counter] = {"remember": Counter(), "healthz": Counter()}
             for _ in range(ROUNDS):  # alternate, so both see the same machine
+                before = cputime.snapshot(server.proc.pid)
                 r_lat, r_wall, r_sent, r_err = http_remember(server, tokens, N_HTTP // ROUNDS,
                                                              CLIENTS)
+                middle = cputime.snapshot(server.proc.pid)
                 h_lat, h_wall = http_healthz(server, N_HEALTHZ // ROUNDS, CLIENTS)
+                cpu["remember"].update(_spent(before, middle))
+                cpu["healthz"].update(_spent(middle, cputime.snapshot(server.proc.pid)))
                 lat += r_lat
                 wall += r_wall
                 sent.update(r_sent)
@@ -337,7 +353,11 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
            note=f"remember/healthz throughput per round: "
                 f"{', '.join(f'{r:.2f}' for r in ratios)}; median {percentile(ratios, 50):.2f} "
                 f"(goal >= 0.5); per round, remember / healthz calls/s: "
-                f"{', '.join(f'{a:.0f} / {b:.0f}' for a, b in zip(rates, health_rates, strict=True))}")
+                f"{', '.join(f'{a:.0f} / {b:.0f}' for a, b in zip(rates, health_rates, strict=True))}"
+                f"; CPU per call, remember: "
+                f"{cputime.describe(cputime.per_call(Counter(), cpu['remember'], len(lat)))}; "
+                f"/healthz: "
+                f"{cputime.describe(cputime.per_call(Counter(), cpu['healthz'], len(health)))}")
     report(f"remember over HTTP at half the maximum ({half:.0f} calls/s offered)", half_lat,
            ops_per_s=len(half_lat) / half_wall if half_wall else 0.0,
            floor="GET /healthz at the same rate", floor_ms=health_half,

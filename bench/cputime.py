@@ -1,0 +1,108 @@
+"""CPU per call by who spent it: a server's threads by name, its git children, the bench's
+clients, the machine.
+
+A ratio of throughputs on a saturated machine is a ratio of CPU per call, so that is what
+the API bench prints beside it. Sampling profilers answer another question: py-spy counts a
+thread that waits inside C (SQLite's busy handler, a `flock`, a `fdatasync`) as active, and
+it showed the supervisor's indexer "busy" 90 ms a second where `/proc` said 3 ms. Here each
+thread's user and system time is read from `/proc/<pid>/task/<tid>/stat` before and after
+a round (memoryui names its threads: `memoryui/store/threadnames.py`), the git commands the
+supervisor ran from its children's times, and the whole machine from `/proc/stat`. A thread
+that ends inside the round takes its time with it (the pools here live as long as the
+server). Linux only; elsewhere every figure is empty.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+
+HZ = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+PROC = Path("/proc")
+# Thread names (as the kernel keeps them) and what the bench calls them.
+GROUPS = (("request", "request threads"), ("committer", "commit tick"),
+          ("search-", "search index"))
+
+
+def _fields(stat_text: str) -> list[str]:
+    """The fields after the command name (which may hold spaces and parentheses)."""
+    return stat_text.rsplit(")", 1)[1].split()
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        out = []
+        for tid in os.listdir(PROC / str(pid) / "task"):
+            text = (PROC / str(pid) / "task" / tid / "children").read_text()
+            out += [int(c) for c in text.split()]
+        return out
+    except OSError:
+        return []
+
+
+def _group(pid: int, tid: int, name: str, supervisor: int) -> str:
+    who = "supervisor" if pid == supervisor else "workers"
+    for prefix, label in GROUPS:
+        if name.startswith(prefix):
+            return f"{who}: {label}"
+    return f"{who}: event loop" if tid == pid and who == "workers" else f"{who}: other"
+
+
+def snapshot(supervisor: int) -> Counter:
+    """CPU seconds so far by group, for the server whose supervisor is `supervisor`
+    (its workers are its children), plus 'git commands' and the machine's busy time."""
+    out: Counter = Counter()
+    for pid in [supervisor, *_children(supervisor)]:
+        try:
+            tids = os.listdir(PROC / str(pid) / "task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                text = (PROC / str(pid) / "task" / tid / "stat").read_text()
+            except OSError:
+                continue
+            name = text[text.index("(") + 1:text.rindex(")")]
+            f = _fields(text)
+            out[_group(pid, int(tid), name, supervisor)] += (int(f[11]) + int(f[12])) / HZ
+    try:
+        f = _fields((PROC / str(supervisor) / "stat").read_text())
+        out["git commands"] = (int(f[13]) + int(f[14])) / HZ  # waited-for children
+    except OSError:
+        pass
+    if supervisor != os.getpid():  # the bench's own clients (ended threads included)
+        me = os.times()
+        out["the clients"] = me.user + me.system
+    try:
+        cpu = [int(x) for x in (PROC / "stat").read_text().split("\n", 1)[0].split()[1:]]
+        out["machine busy"] = (sum(cpu) - cpu[3] - cpu[4]) / HZ
+        out["machine all"] = sum(cpu) / HZ
+    except (OSError, ValueError, IndexError):
+        pass
+    return out
+
+
+def per_call(before: Counter, after: Counter, calls: int) -> dict[str, float]:
+    """Milliseconds of CPU per call by group between two snapshots, and 'cores busy' (%)."""
+    if calls <= 0:
+        return {}
+    spent = {k: after[k] - before.get(k, 0.0) for k in after}
+    out = {k: v * 1000 / calls for k, v in spent.items()
+           if k not in ("machine all", "machine busy") and v > 0}
+    if spent.get("machine all", 0) > 0:
+        out["machine"] = spent["machine busy"] * 1000 / calls
+        out["cores busy %"] = 100 * spent["machine busy"] / spent["machine all"]
+    return out
+
+
+def describe(split: dict[str, float]) -> str:
+    """'machine 1.44 ms (cores 98 % busy); workers: request threads 0.76, …' (largest first)."""
+    if not split:
+        return "not measured (no /proc)"
+    parts = [f"{k} {v:.2f}" for k, v in sorted(split.items(), key=lambda kv: -kv[1])
+             if k not in ("machine", "cores busy %") and v >= 0.005]
+    head = ""
+    if "machine" in split:
+        head = f"machine {split['machine']:.2f} ms ({split['cores busy %']:.0f} % of the cores busy); "
+    return head + ", ".join(parts)

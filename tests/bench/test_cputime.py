@@ -1,0 +1,51 @@
+"""The API bench's CPU split: a named thread's CPU lands in its group, beside the machine's."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+
+import pytest
+
+from bench import cputime
+from memoryui.store.threadnames import named
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+
+def _burn(seconds: float) -> None:
+    """Spend `seconds` of this thread's own CPU (not wall time: the same under load)."""
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
+
+def test_a_request_threads_cpu_is_counted_under_its_name() -> None:
+    burnt, done = threading.Event(), threading.Event()
+
+    def work() -> None:
+        _burn(0.08)
+        burnt.set()
+        done.wait(60)  # alive until read: an ended thread's CPU leaves /proc with it
+
+    before = cputime.snapshot(os.getpid())
+    worker = threading.Thread(target=named(work), name="memoryui-request_9")
+    worker.start()
+    assert burnt.wait(60)
+    split = cputime.per_call(before, cputime.snapshot(os.getpid()), calls=1)
+    done.set()
+    worker.join()
+    # 80 ms of the thread's CPU, read in clock ticks of 10 ms: at least 60 ms shows
+    assert split["supervisor: request threads"] >= 60
+    assert split["machine"] >= split["supervisor: request threads"] - 10
+    assert 0 < split["cores busy %"] <= 100
+    text = cputime.describe(split)
+    assert text.startswith("machine ") and "supervisor: request threads" in text
+
+
+def test_nothing_measured_says_so() -> None:
+    assert cputime.per_call(cputime.snapshot(os.getpid()), cputime.snapshot(os.getpid()),
+                            calls=0) == {}
+    assert cputime.describe({}) == "not measured (no /proc)"

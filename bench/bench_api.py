@@ -184,11 +184,6 @@ def drive(server, items: list, clients: int, send: Callable[[object, object], tu
     return lat, wall, errors
 
 
-def _spent(before: Counter, after: Counter) -> Counter:
-    """What a round spent, by group (cputime.snapshot before and after it)."""
-    return Counter({k: after[k] - before.get(k, 0.0) for k in after})
-
-
 def paced_healthz(server, n: int, clients: int, rate: float,
                   starts: list[float] | None = None) -> list[float]:
     """GET /healthz on the schedule of a paced remember run: the serving stack's own spread."""
@@ -308,8 +303,8 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
                                                              CLIENTS)
                 middle = cputime.snapshot(server.proc.pid)
                 h_lat, h_wall = http_healthz(server, N_HEALTHZ // ROUNDS, CLIENTS)
-                cpu["remember"].update(_spent(before, middle))
-                cpu["healthz"].update(_spent(middle, cputime.snapshot(server.proc.pid)))
+                cpu["remember"].update(cputime.spent(before, middle))
+                cpu["healthz"].update(cputime.spent(middle, cputime.snapshot(server.proc.pid)))
                 lat += r_lat
                 wall += r_wall
                 sent.update(r_sent)
@@ -355,9 +350,9 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
                 f"(goal >= 0.5); per round, remember / healthz calls/s: "
                 f"{', '.join(f'{a:.0f} / {b:.0f}' for a, b in zip(rates, health_rates, strict=True))}"
                 f"; CPU per call, remember: "
-                f"{cputime.describe(cputime.per_call(Counter(), cpu['remember'], len(lat)))}; "
+                f"{cputime.describe(cputime.per_call(cpu['remember'], len(lat)))}; "
                 f"/healthz: "
-                f"{cputime.describe(cputime.per_call(Counter(), cpu['healthz'], len(health)))}")
+                f"{cputime.describe(cputime.per_call(cpu['healthz'], len(health)))}")
     report(f"remember over HTTP at half the maximum ({half:.0f} calls/s offered)", half_lat,
            ops_per_s=len(half_lat) / half_wall if half_wall else 0.0,
            floor="GET /healthz at the same rate", floor_ms=health_half,

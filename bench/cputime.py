@@ -83,11 +83,16 @@ def snapshot(supervisor: int) -> Counter:
     return out
 
 
-def per_call(before: Counter, after: Counter, calls: int) -> dict[str, float]:
-    """Milliseconds of CPU per call by group between two snapshots, and 'cores busy' (%)."""
+def spent(before: Counter, after: Counter) -> Counter:
+    """What was spent between two snapshots, by group (rounds' add up with `update`)."""
+    return Counter({k: after[k] - before.get(k, 0.0) for k in after})
+
+
+def per_call(spent: Counter, calls: int) -> dict[str, float]:
+    """Milliseconds of CPU per call by group, of what `calls` calls spent, and the share
+    of the machine's cores that was busy meanwhile ('cores busy %')."""
     if calls <= 0:
         return {}
-    spent = {k: after[k] - before.get(k, 0.0) for k in after}
     out = {k: v * 1000 / calls for k, v in spent.items()
            if k not in ("machine all", "machine busy") and v > 0}
     if spent.get("machine all", 0) > 0:

@@ -67,8 +67,8 @@ def digest(value: str) -> str:
 _TAIL = re.compile(r"[A-Za-z0-9_\-]*")
 # Every shape any plugin looks for: a plugin yields only where one of its denylist patterns
 # matches, so a line none of them finds (nearly every line of memory) is clean without
-# running the plugins (20 generators and 40 `findall`s a line: a sixth of an agent's
-# `remember` in a worker).
+# running the plugins (20 generators and 40 `findall`s a line: 48 of the 650 us of CPU an
+# agent's `remember` took in its request thread; 26 with this pass first).
 _SHAPES = tuple(pattern.search for plugin in PLUGINS for pattern in plugin.denylist)
 
 

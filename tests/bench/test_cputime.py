@@ -34,7 +34,7 @@ def test_a_request_threads_cpu_is_counted_under_its_name() -> None:
     worker = threading.Thread(target=named(work), name="memoryui-request_9")
     worker.start()
     assert burnt.wait(60)
-    split = cputime.per_call(before, cputime.snapshot(os.getpid()), calls=1)
+    split = cputime.per_call(cputime.spent(before, cputime.snapshot(os.getpid())), calls=1)
     done.set()
     worker.join()
     # 80 ms of the thread's CPU, read in clock ticks of 10 ms: at least 60 ms shows
@@ -46,6 +46,6 @@ def test_a_request_threads_cpu_is_counted_under_its_name() -> None:
 
 
 def test_nothing_measured_says_so() -> None:
-    assert cputime.per_call(cputime.snapshot(os.getpid()), cputime.snapshot(os.getpid()),
-                            calls=0) == {}
+    now = cputime.snapshot(os.getpid())
+    assert cputime.per_call(cputime.spent(now, now), calls=0) == {}
     assert cputime.describe({}) == "not measured (no /proc)"

@@ -32,6 +32,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench import cputime
 from bench.options import OPTIONS, load_text
 
 WORKERS = 2
@@ -56,19 +57,17 @@ def session_cpu(sid: int) -> float:
 
     A child that ran and was reaped during a window shows up in its parent's cutime/cstime,
     so the difference of two readings is the session's CPU over the window."""
-    tick = os.sysconf("SC_CLK_TCK")
     total = 0
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
         try:
-            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            fields = cputime.stat_fields((proc / "stat").read_text())
         except OSError:
             continue
-        # after "pid (comm)": state ppid pgrp session ... utime(11) stime(12) cutime cstime
-        if int(fields[3]) == sid:
+        if int(fields[3]) == sid:  # utime, stime, cutime, cstime
             total += sum(int(x) for x in fields[11:15])
-    return total / tick
+    return total / cputime.HZ
 
 
 def session_rss(sid: int) -> dict[int, float]:
@@ -78,7 +77,7 @@ def session_rss(sid: int) -> dict[int, float]:
         if not proc.name.isdigit():
             continue
         try:
-            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+            fields = cputime.stat_fields((proc / "stat").read_text())
             if int(fields[3]) != sid or "python" not in (proc / "comm").read_text():
                 continue
             for line in (proc / "status").read_text().splitlines():

@@ -25,8 +25,10 @@ GROUPS = (("request", "request threads"), ("committer", "commit tick"),
           ("search-", "search index"))
 
 
-def _fields(stat_text: str) -> list[str]:
-    """The fields after the command name (which may hold spaces and parentheses)."""
+def stat_fields(stat_text: str) -> list[str]:
+    """The fields of a `/proc/.../stat` line after the command name (which may hold spaces
+    and parentheses): state is [0], ppid [1], session [3], utime [11], stime [12],
+    cutime [13], cstime [14]."""
     return stat_text.rsplit(")", 1)[1].split()
 
 
@@ -64,10 +66,10 @@ def snapshot(supervisor: int) -> Counter:
             except OSError:
                 continue
             name = text[text.index("(") + 1:text.rindex(")")]
-            f = _fields(text)
+            f = stat_fields(text)
             out[_group(pid, int(tid), name, supervisor)] += (int(f[11]) + int(f[12])) / HZ
     try:
-        f = _fields((PROC / str(supervisor) / "stat").read_text())
+        f = stat_fields((PROC / str(supervisor) / "stat").read_text())
         out["git commands"] = (int(f[13]) + int(f[14])) / HZ  # waited-for children
     except OSError:
         pass
@@ -88,22 +90,23 @@ def spent(before: Counter, after: Counter) -> Counter:
     return Counter({k: after[k] - before.get(k, 0.0) for k in after})
 
 
-def per_call(spent: Counter, calls: int) -> dict[str, float]:
-    """Milliseconds of CPU per call by group, of what `calls` calls spent, and the share
-    of the machine's cores that was busy meanwhile ('cores busy %')."""
+def per_call(used: Counter, calls: int) -> dict[str, float]:
+    """Milliseconds of CPU per call by group, of what `calls` calls used (see `spent`), and
+    the share of the machine's cores that was busy meanwhile ('cores busy %')."""
     if calls <= 0:
         return {}
-    out = {k: v * 1000 / calls for k, v in spent.items()
+    out = {k: v * 1000 / calls for k, v in used.items()
            if k not in ("machine all", "machine busy") and v > 0}
-    if spent.get("machine all", 0) > 0:
-        out["machine"] = spent["machine busy"] * 1000 / calls
+    if used.get("machine all", 0) > 0:
+        out["machine"] = used["machine busy"] * 1000 / calls
         # (tick counts turned into seconds: a saturated machine can come out a hair over)
-        out["cores busy %"] = min(100.0, 100 * spent["machine busy"] / spent["machine all"])
+        out["cores busy %"] = min(100.0, 100 * used["machine busy"] / used["machine all"])
     return out
 
 
 def describe(split: dict[str, float]) -> str:
-    """'machine 1.44 ms (cores 98 % busy); workers: request threads 0.76, …' (largest first)."""
+    """'machine 1.44 ms (98 % of the cores busy); workers: request threads 0.76, …' (the
+    groups largest first)."""
     if not split:
         return "not measured (no /proc)"
     parts = [f"{k} {v:.2f}" for k, v in sorted(split.items(), key=lambda kv: -kv[1])

@@ -12,7 +12,16 @@ On a small VM a wakeup costs about 0.3 ms of CPU. Here:
   arrives: SIGTERM/SIGINT, or SIGCHLD when a worker dies, so a dead worker is replaced
   as quickly as before (`QuietMultiprocess`).
 
-Everything else is uvicorn's: its `Server` and `Multiprocess` classes, with these two
+Each worker also keeps to one CPU (`MEMORYUI_PIN_WORKERS`, on by default where there are
+two or more): its event loop and request threads hand Python's GIL to each other at every
+system call, and between two cores each hand-over is a cross-core wakeup. Measured on the
+2-core VM (issue 15): four busy threads of one process spent 1.3x (an agent's `remember`)
+to 2x (`/healthz`) the CPU per call of one thread, and no more than one once kept to one
+core; over HTTP with 4 workers, 15-30 % more `remember` calls a second. A dead worker's replacement takes the CPU with the fewest
+live workers. Programs a worker runs (git) start on its CPU; the supervisor, which
+commits, indexes and runs git's housekeeping, is not pinned.
+
+Everything else is uvicorn's: its `Server` and `Multiprocess` classes, with these
 loops replaced. A uvicorn whose supervisor differs from the one this was written against
 (0.54) is run as it is (`run`).
 """
@@ -25,6 +34,7 @@ import os
 import select
 import signal
 import sys
+from collections.abc import Callable
 from types import FrameType
 
 import uvicorn
@@ -65,8 +75,40 @@ def _wake(tick: asyncio.Future) -> None:
         tick.set_result(None)
 
 
+def pick_cpu(allowed: list[int], taken: list[int]) -> int:
+    """The allowed CPU the fewest live workers keep to (the first of those on a tie)."""
+    return min(allowed, key=lambda cpu: (taken.count(cpu), allowed.index(cpu)))
+
+
+def cpus_to_pin() -> list[int]:
+    """The CPUs workers are spread over: the ones this process may use, or none (no
+    pinning) when there is only one, when this system cannot pin, or when
+    MEMORYUI_PIN_WORKERS is off."""
+    from django.conf import settings
+
+    if not settings.MEMORYUI_PIN_WORKERS or not hasattr(os, "sched_setaffinity"):
+        return []
+    allowed = sorted(os.sched_getaffinity(0))
+    return allowed if len(allowed) > 1 else []
+
+
 class QuietProcess(multiprocess.Process):
-    """A worker process whose server is a QuietServer."""
+    """A worker process whose server is a QuietServer, kept to the CPU its supervisor
+    picked (`placer`, set by QuietMultiprocess; None: not pinned)."""
+
+    placer: Callable[[], int | None] | None = None
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.cpu = QuietProcess.placer() if QuietProcess.placer else None
+
+    def target(self, sockets: list | None = None) -> None:  # in the worker, before its threads
+        if self.cpu is not None:
+            try:
+                os.sched_setaffinity(0, {self.cpu})
+            except OSError as exc:  # a CPU taken away since (cgroups): run anywhere
+                log.warning("worker %s not kept to CPU %s: %s", os.getpid(), self.cpu, exc)
+        super().target(sockets)
 
     @property
     def server(self) -> uvicorn.Server:
@@ -85,6 +127,8 @@ class QuietMultiprocess(multiprocess.Multiprocess):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
+        self.cpus = cpus_to_pin()
+        QuietProcess.placer = self._place if self.cpus else None
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
@@ -98,6 +142,12 @@ class QuietMultiprocess(multiprocess.Multiprocess):
             os.write(self._wake_w, b"!")
         except BlockingIOError:
             pass  # the pipe is full: the loop is woken anyway
+
+    def _place(self) -> int:
+        """A new worker's CPU: the live workers' are counted (a dead one's is free)."""
+        taken = [p.cpu for p in self.processes
+                 if getattr(p, "cpu", None) is not None and p.process.is_alive()]
+        return pick_cpu(self.cpus, taken)
 
     def _wait(self) -> None:
         """Until a signal came or HEALTH_EVERY seconds passed; what woke it is read out."""

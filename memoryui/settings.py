@@ -101,6 +101,10 @@ MEMORYUI_TOKEN_CACHE = float(_env_number("MEMORYUI_TOKEN_CACHE", "5", float))
 MEMORYUI_MAX_BODY = int(_env_number("MEMORYUI_MAX_BODY", str(1024 * 1024), int))
 # Requests one `serve` worker runs at once (threads of its pool; each request runs whole in one).
 MEMORYUI_THREADS = max(1, int(_env_number("MEMORYUI_THREADS", "16", int)))
+# Each `serve` worker keeps to one CPU, spread over the ones there are (memoryui/serving.py:
+# its threads then hand the GIL to each other on one core; 20-30 % more agent writes a second
+# on 2 cores). Off: the kernel moves the workers freely.
+MEMORYUI_PIN_WORKERS = _env_bool("MEMORYUI_PIN_WORKERS", True)
 # Promoted text carries a dated marker linking back to its daily entry (`marker`), or nothing
 # (`none`); the commit's `Promoted-From` trailer is written either way.
 MEMORYUI_PROVENANCE = os.environ.get("MEMORYUI_PROVENANCE", "marker").strip().lower() or "marker"

@@ -1,5 +1,6 @@
 """`serve` with uvicorn's quiet loops: a dead worker is still replaced at once, the Date
-header still follows the clock, and a stop signal still ends the server gracefully."""
+header still follows the clock, a stop signal still ends the server gracefully, and each
+worker keeps to a CPU of its own."""
 
 from __future__ import annotations
 
@@ -76,6 +77,71 @@ def test_a_killed_worker_is_replaced_without_waiting_for_the_health_check(server
         now = _workers(server)
     assert victim not in now and len(now) == 2, "the dead worker was not replaced"
     assert _healthy(server)
+    if len(CPUS) > 1:  # the replacement keeps to the CPU the dead worker left free, once
+        # it runs its server (it starts, importing Django, where the kernel puts it)
+        while time.monotonic() < deadline and not all(_pinned(pid) for pid in now):
+            now = _workers(server)
+        assert sorted(_one_cpu(pid) for pid in now) == CPUS[:2]
+
+
+CPUS = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+
+
+def _cpus(pid: int) -> set[str]:
+    """The CPU list of each of the process's threads (one entry when they all agree)."""
+    lists = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            status = (task / "status").read_text()
+        except OSError:  # the thread ended meanwhile
+            continue
+        lists.add(status.split("Cpus_allowed_list:")[1].split()[0])
+    return lists
+
+
+def _pinned(pid: int) -> bool:
+    cpus = _cpus(pid)
+    return len(cpus) == 1 and next(iter(cpus)).isdigit()
+
+
+def _one_cpu(pid: int) -> int:
+    (only,) = _cpus(pid)
+    assert only.isdigit(), f"worker {pid} may run on CPUs {only}, not on one"
+    return int(only)
+
+
+@pytest.mark.skipif(len(CPUS) < 2, reason="one CPU: there is nothing to spread workers over")
+def test_each_worker_keeps_to_a_cpu_of_its_own_and_the_supervisor_to_none(server) -> None:
+    """Each worker's threads (its event loop and its request threads) stay on one CPU, so
+    they hand the GIL to each other without a wakeup across cores; two workers take two
+    CPUs; the supervisor, which commits and runs git's housekeeping, may run anywhere."""
+    deadline = time.monotonic() + DEADLINE
+    workers = _workers(server)  # (a worker may still be starting: /healthz needs only one)
+    while time.monotonic() < deadline and not (
+            len(workers) == 2 and all(_pinned(pid) for pid in workers)):
+        workers = _workers(server)
+    assert sorted(_one_cpu(pid) for pid in workers) == CPUS[:2]
+    assert _cpus(server.proc.pid) == _cpus(os.getpid())
+
+
+def test_workers_run_anywhere_when_pinning_is_off(tmp_path: Path) -> None:
+    srv = RealServer(tmp_path, workers=2, env={"MEMORYUI_PIN_WORKERS": "0"})
+    srv.migrate()
+    srv.start(timeout=DEADLINE)
+    try:
+        for pid in _workers(srv):
+            assert _cpus(pid) == _cpus(os.getpid())
+        assert _healthy(srv)
+    finally:
+        srv.stop()
+
+
+def test_a_new_worker_takes_the_cpu_fewest_live_workers_keep_to() -> None:
+    assert serving.pick_cpu([0, 1], []) == 0
+    assert serving.pick_cpu([0, 1], [0]) == 1
+    assert serving.pick_cpu([0, 1], [0, 1]) == 0
+    assert serving.pick_cpu([0, 1], [1, 0, 1]) == 0  # a dead worker's CPU is free again
+    assert serving.pick_cpu([2, 5, 7], [2, 5]) == 7
 
 
 def test_the_date_header_follows_the_clock(server) -> None:

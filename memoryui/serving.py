@@ -81,7 +81,9 @@ def pick_cpu(allowed: list[int], taken: list[int]) -> int:
 
 
 def cpus_to_pin() -> list[int]:
-    """The CPUs workers are spread over: the ones this process may use, or none (no
+    """The CPUs workers are spread over, in the order they are handed out: the ones this
+    process may use, starting at one its pid picks (so that several servers on one host,
+    or containers that all see the host's CPUs, do not all start at CPU 0). None (no
     pinning) when there is only one, when this system cannot pin, or when
     MEMORYUI_PIN_WORKERS is off."""
     from django.conf import settings
@@ -89,7 +91,10 @@ def cpus_to_pin() -> list[int]:
     if not settings.MEMORYUI_PIN_WORKERS or not hasattr(os, "sched_setaffinity"):
         return []
     allowed = sorted(os.sched_getaffinity(0))
-    return allowed if len(allowed) > 1 else []
+    if len(allowed) < 2:
+        return []
+    start = os.getpid() % len(allowed)
+    return allowed[start:] + allowed[:start]
 
 
 class QuietProcess(multiprocess.Process):

@@ -81,7 +81,7 @@ def test_a_killed_worker_is_replaced_without_waiting_for_the_health_check(server
         # it runs its server (it starts, importing Django, where the kernel puts it)
         while time.monotonic() < deadline and not all(_pinned(pid) for pid in now):
             now = _workers(server)
-        assert sorted(_one_cpu(pid) for pid in now) == CPUS[:2]
+        assert _two_cpus(now)
 
 
 CPUS = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
@@ -110,6 +110,12 @@ def _one_cpu(pid: int) -> int:
     return int(only)
 
 
+def _two_cpus(workers: set[int]) -> bool:
+    """Two workers, each on one CPU of those the server may use, not the same one."""
+    cpus = {_one_cpu(pid) for pid in workers}
+    return len(workers) == 2 and len(cpus) == 2 and cpus <= set(CPUS)
+
+
 @pytest.mark.skipif(len(CPUS) < 2, reason="one CPU: there is nothing to spread workers over")
 def test_each_worker_keeps_to_a_cpu_of_its_own_and_the_supervisor_to_none(server) -> None:
     """Each worker's threads (its event loop and its request threads) stay on one CPU, so
@@ -120,7 +126,7 @@ def test_each_worker_keeps_to_a_cpu_of_its_own_and_the_supervisor_to_none(server
     while time.monotonic() < deadline and not (
             len(workers) == 2 and all(_pinned(pid) for pid in workers)):
         workers = _workers(server)
-    assert sorted(_one_cpu(pid) for pid in workers) == CPUS[:2]
+    assert _two_cpus(workers)
     assert _cpus(server.proc.pid) == _cpus(os.getpid())
 
 
@@ -142,6 +148,21 @@ def test_a_new_worker_takes_the_cpu_fewest_live_workers_keep_to() -> None:
     assert serving.pick_cpu([0, 1], [0, 1]) == 0
     assert serving.pick_cpu([0, 1], [1, 0, 1]) == 0  # a dead worker's CPU is free again
     assert serving.pick_cpu([2, 5, 7], [2, 5]) == 7
+    assert serving.pick_cpu([5, 7, 2], []) == 5  # the order handed out: from the pid's pick
+
+
+def test_servers_start_handing_out_cpus_at_different_ones(settings) -> None:
+    """Each server's list holds every CPU it may use once, from a start its pid picks."""
+    settings.MEMORYUI_PIN_WORKERS = True
+    cpus = serving.cpus_to_pin()
+    if len(CPUS) < 2:
+        assert cpus == []
+        return
+    assert sorted(cpus) == CPUS
+    assert cpus[0] == CPUS[os.getpid() % len(CPUS)]
+    assert cpus == CPUS[CPUS.index(cpus[0]):] + CPUS[:CPUS.index(cpus[0])]
+    settings.MEMORYUI_PIN_WORKERS = False
+    assert serving.cpus_to_pin() == []
 
 
 def test_the_date_header_follows_the_clock(server) -> None:

@@ -17,9 +17,11 @@ two or more): its event loop and request threads hand Python's GIL to each other
 system call, and between two cores each hand-over is a cross-core wakeup. Measured on the
 2-core VM (issue 15): four busy threads of one process spent 1.3x (an agent's `remember`)
 to 2x (`/healthz`) the CPU per call of one thread, and no more than one once kept to one
-core; over HTTP with 4 workers, 15-30 % more `remember` calls a second. A dead worker's replacement takes the CPU with the fewest
-live workers. Programs a worker runs (git) start on its CPU; the supervisor, which
-commits, indexes and runs git's housekeeping, is not pinned.
+core; over HTTP with 4 workers, 15-30 % more `remember` calls a second. A dead worker's
+replacement takes the CPU with the fewest live workers. Only the loop and the request
+threads keep to it: a worker's background threads and the programs it starts (git) may
+run on any CPU (`store/affinity.py`), and so may the supervisor, which commits, indexes
+and runs git's housekeeping.
 
 Everything else is uvicorn's: its `Server` and `Multiprocess` classes, with these
 loops replaced. A uvicorn whose supervisor differs from the one this was written against
@@ -40,6 +42,8 @@ from types import FrameType
 import uvicorn
 from uvicorn.config import STARTUP_FAILURE
 from uvicorn.supervisors import multiprocess
+
+from memoryui.store import affinity
 
 log = logging.getLogger("memoryui.serving")
 
@@ -110,7 +114,7 @@ class QuietProcess(multiprocess.Process):
     def target(self, sockets: list | None = None) -> None:  # in the worker, before its threads
         if self.cpu is not None:
             try:
-                os.sched_setaffinity(0, {self.cpu})
+                affinity.keep_to(self.cpu)
             except OSError as exc:  # a CPU taken away since (cgroups): run anywhere
                 log.warning("worker %s not kept to CPU %s: %s", os.getpid(), self.cpu, exc)
         super().target(sockets)

@@ -87,25 +87,30 @@ def test_a_killed_worker_is_replaced_without_waiting_for_the_health_check(server
 CPUS = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
 
 
-def _cpus(pid: int) -> set[str]:
-    """The CPU list of each of the process's threads (one entry when they all agree)."""
+def _cpus(pid: int, kept_only: bool = False) -> set[str]:
+    """The CPU lists of the process's threads (one entry when they all agree); with
+    `kept_only`, of the threads a worker keeps to its CPU: its first (the event loop's)
+    and its request threads."""
     lists = set()
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
             status = (task / "status").read_text()
+            name = (task / "comm").read_text().strip()
         except OSError:  # the thread ended meanwhile
+            continue
+        if kept_only and task.name != str(pid) and not name.startswith("request_"):
             continue
         lists.add(status.split("Cpus_allowed_list:")[1].split()[0])
     return lists
 
 
 def _pinned(pid: int) -> bool:
-    cpus = _cpus(pid)
+    cpus = _cpus(pid, kept_only=True)
     return len(cpus) == 1 and next(iter(cpus)).isdigit()
 
 
 def _one_cpu(pid: int) -> int:
-    (only,) = _cpus(pid)
+    (only,) = _cpus(pid, kept_only=True)
     assert only.isdigit(), f"worker {pid} may run on CPUs {only}, not on one"
     return int(only)
 
@@ -118,9 +123,11 @@ def _two_cpus(workers: set[int]) -> bool:
 
 @pytest.mark.skipif(len(CPUS) < 2, reason="one CPU: there is nothing to spread workers over")
 def test_each_worker_keeps_to_a_cpu_of_its_own_and_the_supervisor_to_none(server) -> None:
-    """Each worker's threads (its event loop and its request threads) stay on one CPU, so
-    they hand the GIL to each other without a wakeup across cores; two workers take two
-    CPUs; the supervisor, which commits and runs git's housekeeping, may run anywhere."""
+    """Each worker's event loop and request threads stay on one CPU, so they hand the GIL
+    to each other without a wakeup across cores; two workers take two CPUs; the
+    supervisor, which commits and runs git's housekeeping, may run anywhere."""
+    for _ in range(8):  # requests, so that each worker has request threads to look at
+        assert _healthy(server)
     deadline = time.monotonic() + DEADLINE
     workers = _workers(server)  # (a worker may still be starting: /healthz needs only one)
     while time.monotonic() < deadline and not (

@@ -6,16 +6,23 @@ import os
 import subprocess
 from pathlib import Path
 
+from . import affinity
+
 GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 
 
 def run_git(root: Path, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
     """Run the git CLI in the workspace; errors carry git's own message."""
     env = {**os.environ, **GIT_ENV}
-    proc = subprocess.run(
-        ["git", "-c", "core.quotepath=off", *args], cwd=root, input=input,
-        capture_output=True, env=env,
-    )
+    with subprocess.Popen(["git", "-c", "core.quotepath=off", *args], cwd=root, env=env,
+                          stdin=subprocess.PIPE if input is not None else None,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        affinity.widen(proc.pid)  # not on the CPU a serve worker's requests keep to
+        try:
+            out, err = proc.communicate(input)
+        except BaseException:  # as subprocess.run does: no git left running behind
+            proc.kill()
+            raise
     if check and proc.returncode != 0:
-        raise subprocess.CalledProcessError(proc.returncode, proc.args, proc.stdout, proc.stderr)
-    return proc.stdout
+        raise subprocess.CalledProcessError(proc.returncode, proc.args, out, err)
+    return out

@@ -15,8 +15,9 @@ Rows, each with its floor measured in the same run and repository:
 - `remember` paced at half the measured maximum rate: p99 against p50 shows whether calls
   queue (issue 15: p99 below 3x p50). Printed beside it: the share of its slow calls that
   came in stalls (5 or more within 15 ms of each other: the machine or the whole server
-  paused, not one call), and how much of the run the cores were oversubscribed (Linux's
-  CPU pressure), for it and for the paced `/healthz` floor.
+  paused, not one call), how much of the run the cores were oversubscribed (Linux's
+  CPU pressure), for it and for the paced `/healthz` floor, and how long the workers' loops
+  and request threads waited for a core per call (`cputime.core_waits`).
 - `Store.append` in-process with deferred commits (the store call alone, no HTTP, no
   Django), same floor.
 - `recall` over HTTP, sequential on one keep-alive connection, timed to the reply's last
@@ -193,6 +194,10 @@ def paced_healthz(server, n: int, clients: int, rate: float,
     return lat
 
 
+def _per_call(seconds: float, lat: list[float]) -> str:
+    return f"{seconds * 1000 / len(lat):.2f} ms" if lat else "-"
+
+
 def _spread(lat: list[float]) -> str:
     p50, p99 = percentile(lat, 50), percentile(lat, 99)
     return f"p50 {p50:.1f} ms, p99 {p99:.1f} ms = {p99 / p50 if p50 else 0:.1f}x p50"
@@ -317,14 +322,17 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
             n_half = min(N_PACED, int(half * 15))
             half_starts: list[float] = []
             health_starts: list[float] = []
+            waits = [cputime.core_waits(server.proc.pid)]
             with CpuPressure() as half_psi:
                 half_lat, half_wall, half_sent, half_errors = http_remember(
                     server, tokens, n_half, CLIENTS, rate=half, starts=half_starts)
+            waits.append(cputime.core_waits(server.proc.pid))
             # Floors of its spread, same rate, right after: the serving stack alone, and
             # durable writes of a file as long as the logs it appended to, from as many
             # processes as workers, with nothing else on the disk.
             with CpuPressure() as health_psi:
                 health_half = paced_healthz(server, n_half, CLIENTS, half, health_starts)
+            waits.append(cputime.core_waits(server.proc.pid))
             size = max(f.stat().st_size for s in scopes
                        for f in (root / "agents" / s / "memory" / "daily").glob("*.md"))
             disk_half = durable_write_floor(Path(tmp) / "floor", n_half, WORKERS, half, size)
@@ -361,7 +369,9 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
                 f"a {size // 1000} KB file ({WORKERS} processes, temporary file + fsync + "
                 f"rename + fsync of the folder) {_spread(disk_half)}; "
                 f"{_stalls(half_starts, half_lat, half_psi)} (/healthz run: "
-                f"{_stalls(health_starts, health_half, health_psi)})")
+                f"{_stalls(health_starts, health_half, health_psi)}); the workers' loops and "
+                f"request threads waited {_per_call(waits[1] - waits[0], half_lat)} a call "
+                f"for a core ({_per_call(waits[2] - waits[1], health_half)} for /healthz)")
     paced_ops = len(paced) / paced_wall if paced_wall else 0.0
     report(f"remember over HTTP at {PACED_RATE:.0f} calls/s offered ({CLIENTS} clients)",
            paced, ops_per_s=paced_ops, floor="append + git commit (git CLI)", floor_ms=floor,

@@ -85,6 +85,32 @@ def snapshot(supervisor: int) -> Counter:
     return out
 
 
+def core_waits(supervisor: int) -> float:
+    """Seconds the workers' event loops and request threads have spent ready to run but
+    waiting for a core (the second field of `/proc/<pid>/task/<tid>/schedstat`): what a
+    paced run's slow calls wait for when the cores, not the disk, hold them up."""
+    return thread_waits(_children(supervisor))
+
+
+def thread_waits(pids: list[int]) -> float:
+    """`core_waits` of these processes: their first threads' and request threads'."""
+    total = 0
+    for pid in pids:
+        try:
+            tids = os.listdir(PROC / str(pid) / "task")
+        except OSError:
+            continue
+        for tid in tids:
+            task = PROC / str(pid) / "task" / tid
+            try:
+                name = (task / "comm").read_text().strip()
+                if tid == str(pid) or name.startswith("request"):
+                    total += int((task / "schedstat").read_text().split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    return total / 1e9
+
+
 def spent(before: Counter, after: Counter) -> Counter:
     """What was spent between two snapshots, by group (rounds' add up with `update`)."""
     return Counter({k: after[k] - before.get(k, 0.0) for k in after})

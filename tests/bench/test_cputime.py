@@ -49,3 +49,41 @@ def test_nothing_measured_says_so() -> None:
     now = cputime.snapshot(os.getpid())
     assert cputime.per_call(cputime.spent(now, now), calls=0) == {}
     assert cputime.describe({}) == "not measured (no /proc)"
+
+
+CHILD = """
+import hashlib, os, threading, time
+os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+data = b"x" * (4 << 20)
+
+def burn():  # hashing a large buffer lets go of the GIL: both threads want the one core
+    end = time.thread_time() + 0.3
+    while time.thread_time() < end:
+        hashlib.sha256(data)
+
+other = threading.Thread(target=burn)
+other.start()
+burn()
+other.join()
+print("done", flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="keeps a child to one CPU")
+def test_a_workers_wait_for_a_core_is_counted() -> None:
+    """A worker (a child of the server's supervisor: here, of the test) whose two busy
+    threads share one core: its first thread, the event loop's, waits for the core about
+    as long as the other runs."""
+    import subprocess
+
+    with subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE,
+                          text=True) as child:
+        try:
+            assert child.stdout is not None and child.stdout.readline().strip() == "done"
+            waited = cputime.thread_waits([child.pid])
+            everyone = cputime.core_waits(os.getpid())  # this child and any other
+        finally:
+            child.kill()
+    assert waited >= 0.05  # of the other thread's 0.3 s on the core
+    assert everyone >= waited

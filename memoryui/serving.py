@@ -21,7 +21,8 @@ core; over HTTP with 4 workers, 15-30 % more `remember` calls a second. A dead w
 replacement takes the CPU with the fewest live workers. Only the loop and the request
 threads keep to it: a worker's background threads and the programs it starts (git) may
 run on any CPU (`store/affinity.py`), and so may the supervisor, which commits, indexes
-and runs git's housekeeping.
+and runs git's housekeeping. While the workers are busy the supervisor moves one from a
+CPU whose workers do more to one whose workers do less (`cpubalance.py`).
 
 Everything else is uvicorn's: its `Server` and `Multiprocess` classes, with these
 loops replaced. A uvicorn whose supervisor differs from the one this was written against
@@ -36,6 +37,7 @@ import os
 import select
 import signal
 import sys
+import time
 from collections.abc import Callable
 from types import FrameType
 
@@ -43,6 +45,7 @@ import uvicorn
 from uvicorn.config import STARTUP_FAILURE
 from uvicorn.supervisors import multiprocess
 
+from memoryui import cpubalance
 from memoryui.store import affinity
 
 log = logging.getLogger("memoryui.serving")
@@ -138,6 +141,7 @@ class QuietMultiprocess(multiprocess.Multiprocess):
         super().__init__(*args, **kwargs)
         self.cpus = cpus_to_pin()
         QuietProcess.placer = self._place if self.cpus else None
+        self.balancer = cpubalance.Balancer(self.cpus) if self.cpus else None
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
@@ -158,9 +162,25 @@ class QuietMultiprocess(multiprocess.Multiprocess):
                  if getattr(p, "cpu", None) is not None and p.process.is_alive()]
         return pick_cpu(self.cpus, taken)
 
+    def _balance(self) -> None:
+        """Move a worker to the other CPU when the CPUs' workers are uneven (cpubalance)."""
+        if self.balancer is None:
+            return
+        placed = {p.pid: p.cpu for p in self.processes
+                  if getattr(p, "cpu", None) is not None and p.pid is not None}
+        moved = self.balancer.look(placed, time.monotonic())
+        if moved is not None:
+            pid, cpu = moved
+            for p in self.processes:
+                if p.pid == pid:
+                    p.cpu = cpu  # (a replacement counts it where it is now)
+            log.debug("worker %s moved to CPU %s", pid, cpu)
+
     def _wait(self) -> None:
-        """Until a signal came or HEALTH_EVERY seconds passed; what woke it is read out."""
-        select.select([self._wake_r], [], [], HEALTH_EVERY)
+        """Until a signal came or HEALTH_EVERY seconds passed (BALANCE_EVERY while the
+        workers are busy); what woke it is read out."""
+        busy = self.balancer is not None and self.balancer.busy
+        select.select([self._wake_r], [], [], cpubalance.BALANCE_EVERY if busy else HEALTH_EVERY)
         try:
             while os.read(self._wake_r, 512):
                 pass
@@ -174,6 +194,7 @@ class QuietMultiprocess(multiprocess.Multiprocess):
             self._wait()
             self.handle_signals()
             self.keep_subprocess_alive()
+            self._balance()
         self.terminate_all()
         self.join_all()
         log.info("stopping parent process")

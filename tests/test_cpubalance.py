@@ -38,6 +38,16 @@ while time.monotonic() < end:
 """
 
 
+def _until_both_used(procs: list[subprocess.Popen], seconds: float, deadline: float) -> None:
+    """Until each process has used `seconds` more CPU (each look then measures work done,
+    however busy the machine is)."""
+    start = [cpubalance.cpu_seconds(p.pid) or 0.0 for p in procs]
+    while time.monotonic() < deadline and any(
+            (cpubalance.cpu_seconds(p.pid) or 0.0) - s < seconds
+            for p, s in zip(procs, start, strict=True)):
+        time.sleep(0.01)  # poll interval: returns as soon as both have
+
+
 @pytest.mark.skipif(len(CPUS) < 2, reason="one CPU: nowhere to move a worker to")
 def test_a_busy_worker_is_moved_to_the_idle_cpu() -> None:
     """Two busy processes kept to one CPU, a sleeping one to another: after two looks
@@ -54,7 +64,7 @@ def test_a_busy_worker_is_moved_to_the_idle_cpu() -> None:
         deadline = time.monotonic() + 60
         moved = None
         while moved is None and time.monotonic() < deadline:
-            time.sleep(0.5)  # the window the CPU is measured over, not a pace
+            _until_both_used(procs[:2], 0.2, deadline)  # the window the CPU is measured over
             moved = balancer.look(placed, time.monotonic())
         assert moved is not None and moved[0] in placed and moved[1] == cold
         assert placed[moved[0]] == hot and moved[0] != procs[2].pid

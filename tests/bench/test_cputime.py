@@ -52,7 +52,7 @@ def test_nothing_measured_says_so() -> None:
 
 
 CHILD = """
-import hashlib, os, threading, time
+import hashlib, os, sys, threading, time
 os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 data = b"x" * (4 << 20)
 
@@ -66,7 +66,7 @@ other.start()
 burn()
 other.join()
 print("done", flush=True)
-time.sleep(120)
+sys.stdin.read()  # until the test lets go
 """
 
 
@@ -77,8 +77,8 @@ def test_a_workers_wait_for_a_core_is_counted() -> None:
     as long as the other runs."""
     import subprocess
 
-    with subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE,
-                          text=True) as child:
+    with subprocess.Popen([sys.executable, "-c", CHILD], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True) as child:
         try:
             assert child.stdout is not None and child.stdout.readline().strip() == "done"
             waited = cputime.thread_waits([child.pid])

@@ -90,7 +90,7 @@ def pick_cpu(allowed: list[int], taken: list[int]) -> int:
 def cpus_to_pin() -> list[int]:
     """The CPUs workers are spread over, in the order they are handed out: the ones this
     process may use, starting at one its pid picks (so that several servers on one host,
-    or containers that all see the host's CPUs, do not all start at CPU 0). None (no
+    or containers that all see the host's CPUs, do not all start at CPU 0). Empty (no
     pinning) when there is only one, when this system cannot pin, or when
     MEMORYUI_PIN_WORKERS is off."""
     from django.conf import settings

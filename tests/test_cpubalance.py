@@ -32,20 +32,19 @@ def test_the_move_that_evens_out_the_cpus_best_is_chosen() -> None:
 BUSY = """
 import os, sys, time
 os.sched_setaffinity(0, {int(sys.argv[1])})
-end = time.monotonic() + 60
-while time.monotonic() < end:
-    pass
+mark = time.thread_time()
+while True:  # busy; says so after each 0.2 s of its own CPU
+    if time.thread_time() - mark >= 0.2:
+        print("used", flush=True)
+        mark = time.thread_time()
 """
 
 
-def _until_both_used(procs: list[subprocess.Popen], seconds: float, deadline: float) -> None:
-    """Until each process has used `seconds` more CPU (each look then measures work done,
-    however busy the machine is)."""
-    start = [cpubalance.cpu_seconds(p.pid) or 0.0 for p in procs]
-    while time.monotonic() < deadline and any(
-            (cpubalance.cpu_seconds(p.pid) or 0.0) - s < seconds
-            for p, s in zip(procs, start, strict=True)):
-        time.sleep(0.01)  # poll interval: returns as soon as both have
+def _until_both_used(procs: list[subprocess.Popen]) -> None:
+    """Until each busy process says it used 0.2 s more CPU (each look then measures work
+    done, however busy the machine is): a blocking read of its line, no polling."""
+    for proc in procs:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "used"
 
 
 @pytest.mark.skipif(len(CPUS) < 2, reason="one CPU: nowhere to move a worker to")
@@ -54,7 +53,8 @@ def test_a_busy_worker_is_moved_to_the_idle_cpu() -> None:
     (its CPU measured over the time between them) one busy process runs on the other CPU,
     and the balancer keeps looking every BALANCE_EVERY seconds."""
     hot, cold = CPUS[0], CPUS[1]
-    procs = [subprocess.Popen([sys.executable, "-c", BUSY, str(hot)]) for _ in range(2)]
+    procs = [subprocess.Popen([sys.executable, "-c", BUSY, str(hot)], stdout=subprocess.PIPE,
+                              text=True) for _ in range(2)]
     procs.append(subprocess.Popen(["sleep", "60"]))
     os.sched_setaffinity(procs[2].pid, {cold})
     try:
@@ -64,7 +64,7 @@ def test_a_busy_worker_is_moved_to_the_idle_cpu() -> None:
         deadline = time.monotonic() + 60
         moved = None
         while moved is None and time.monotonic() < deadline:
-            _until_both_used(procs[:2], 0.2, deadline)  # the window the CPU is measured over
+            _until_both_used(procs[:2])  # the window the CPU is measured over
             moved = balancer.look(placed, time.monotonic())
         assert moved is not None and moved[0] in placed and moved[1] == cold
         assert placed[moved[0]] == hot and moved[0] != procs[2].pid

@@ -18,6 +18,8 @@ import os
 from collections import Counter
 from pathlib import Path
 
+from memoryui.store import affinity
+
 HZ = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 PROC = Path("/proc")
 # Thread names (as the kernel keeps them) and what the bench calls them.
@@ -104,7 +106,7 @@ def thread_waits(pids: list[int]) -> float:
             task = PROC / str(pid) / "task" / tid
             try:
                 name = (task / "comm").read_text().strip()
-                if tid == str(pid) or name.startswith("request"):
+                if affinity.kept(pid, tid, name):
                     total += int((task / "schedstat").read_text().split()[1])
             except (OSError, ValueError, IndexError):
                 continue

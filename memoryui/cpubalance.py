@@ -16,6 +16,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from memoryui.store import affinity
+
 BALANCE_EVERY = 1.0  # seconds between looks while the workers are busy
 MIN_GAP = 0.25  # cores of difference between two CPUs' workers worth a move
 BUSY = 0.1  # cores the workers used, all together, for the server to count as busy
@@ -65,7 +67,7 @@ def keep(pid: int, cpu: int) -> None:
         return
     for task in tasks:
         try:
-            if task.name == str(pid) or (task / "comm").read_text().startswith("request"):
+            if affinity.kept(pid, task.name, (task / "comm").read_text()):
                 os.sched_setaffinity(int(task.name), {cpu})
         except (OSError, ValueError):  # the thread ended meanwhile
             continue

@@ -18,6 +18,12 @@ import os
 _wide: frozenset[int] | None = None  # the CPUs before keep_to, in a worker kept to one
 
 
+def kept(pid: int, tid: int | str, name: str) -> bool:
+    """Whether a worker's thread is one it keeps to its CPU: its first (the event loop's)
+    or a request thread (`memoryui-request_N`, named `request_N` to the OS)."""
+    return str(tid) == str(pid) or name.startswith("request")
+
+
 def keep_to(cpu: int) -> None:
     """Keep the calling thread, and the threads it starts from now on, to `cpu`."""
     global _wide

@@ -18,6 +18,7 @@ django.setup(set_prefix=False)
 from django.conf import settings  # noqa: E402 - after setup, like everything below
 from django.urls import get_resolver  # noqa: E402
 
+from memoryui import handoff  # noqa: E402
 from memoryui.api.mcp import MCPEndpoint  # noqa: E402
 from memoryui.handler import ThreadedHandler  # noqa: E402
 from memoryui.store import memory  # noqa: E402
@@ -66,6 +67,8 @@ async def lifespan(scope: Scope, receive: Receive, send: Send) -> None:
 
 
 async def application(scope: Scope, receive: Receive, send: Send) -> None:
+    if scope["type"] == "http":
+        send = handoff.closing(send)  # when asked, this reply moves its connection on
     if scope["type"] == "lifespan":
         await lifespan(scope, receive, send)
     elif scope["type"] == "http" and scope["path"] in MCP_PATHS:

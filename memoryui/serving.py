@@ -32,10 +32,12 @@ loops replaced. A uvicorn whose supervisor differs from the one this was written
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import select
 import signal
+import socket
 import sys
 import time
 from collections.abc import Callable
@@ -45,7 +47,7 @@ import uvicorn
 from uvicorn.config import STARTUP_FAILURE
 from uvicorn.supervisors import multiprocess
 
-from memoryui import cpubalance
+from memoryui import cpubalance, handoff
 from memoryui.store import affinity
 
 log = logging.getLogger("memoryui.serving")
@@ -55,7 +57,28 @@ HEALTH_EVERY = 5.0  # seconds between the supervisor's pings of its workers (uvi
 
 
 class QuietServer(uvicorn.Server):
-    """uvicorn's worker server, ticking once a second; a stop signal wakes it at once."""
+    """uvicorn's worker server, ticking once a second; a stop signal wakes it at once.
+
+    With an `adopter` it has no listening socket: it serves the connections its supervisor
+    hands it (`handoff.py`)."""
+
+    adopter: handoff.Adopter | None = None
+
+    async def startup(self, sockets: list | None = None) -> None:
+        if self.adopter is None:
+            await super().startup(sockets)
+            return
+        await super().startup(sockets=[])  # the lifespan, and no listener of its own
+        config = self.config
+        self.adopter.on_gone = functools.partial(setattr, self, "should_exit", True)
+        self.adopter.start(functools.partial(
+            config.http_protocol_class, config=config, server_state=self.server_state,
+            app_state=self.lifespan.state))
+
+    async def shutdown(self, sockets: list | None = None) -> None:
+        if self.adopter is not None:
+            self.adopter.stop()
+        await super().shutdown(sockets)
 
     async def main_loop(self) -> None:
         loop = self._loop = asyncio.get_running_loop()
@@ -106,13 +129,26 @@ def cpus_to_pin() -> list[int]:
 
 class QuietProcess(multiprocess.Process):
     """A worker process whose server is a QuietServer, kept to the CPU its supervisor
-    picked (`placer`, set by QuietMultiprocess; None: not pinned)."""
+    picked (`placer`, set by QuietMultiprocess; None: not pinned), and served the
+    connections its supervisor hands it (`dispatcher`; None: it accepts them itself)."""
 
     placer: Callable[[], int | None] | None = None
+    dispatcher: handoff.Dispatcher | None = None
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, config: uvicorn.Config, sockets: list) -> None:
+        self.handed = QuietProcess.dispatcher is not None
+        self._end = QuietProcess.dispatcher.pair() if QuietProcess.dispatcher else None
+        super().__init__(config, [self._end] if self._end else sockets)
         self.cpu = QuietProcess.placer() if QuietProcess.placer else None
+
+    def __getstate__(self) -> dict:
+        """What goes to the worker: its end of the pair goes as its `sockets`, once."""
+        return {**self.__dict__, "_end": None}
+
+    def start(self) -> None:
+        super().start()
+        if self._end is not None:  # the worker has its own copy now
+            self._end.close()
 
     def target(self, sockets: list | None = None) -> None:  # in the worker, before its threads
         if self.cpu is not None:
@@ -120,6 +156,9 @@ class QuietProcess(multiprocess.Process):
                 affinity.keep_to(self.cpu)
             except OSError as exc:  # a CPU taken away since (cgroups): run anywhere
                 log.warning("worker %s not kept to CPU %s: %s", os.getpid(), self.cpu, exc)
+        if self.handed and sockets:
+            self.server.adopter = handoff.Adopter(sockets[0])
+            sockets = None
         super().target(sockets)
 
     @property
@@ -142,6 +181,8 @@ class QuietMultiprocess(multiprocess.Multiprocess):
         self.cpus = cpus_to_pin()
         QuietProcess.placer = self._place if self.cpus else None
         self.balancer = cpubalance.Balancer(self.cpus) if self.cpus else None
+        self.dispatcher = handoff.Dispatcher(self.sockets[0], self.config.backlog) if spread(self.sockets) else None
+        QuietProcess.dispatcher = self.dispatcher
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
@@ -188,16 +229,30 @@ class QuietMultiprocess(multiprocess.Multiprocess):
             pass
 
     def run(self) -> None:
-        log.info("started parent process, checking workers every %.0f s", HEALTH_EVERY)
+        log.info("started parent process, checking workers every %.0f s%s", HEALTH_EVERY,
+                 ", handing connections out" if self.dispatcher else "")
+        if self.dispatcher is not None:
+            self.dispatcher.start()
         self.init_processes()
         while not self.should_exit.is_set():
             self._wait()
             self.handle_signals()
             self.keep_subprocess_alive()
             self._balance()
+        if self.dispatcher is not None:
+            self.dispatcher.stop()  # before the workers go: none is handed a connection late
         self.terminate_all()
         self.join_all()
         log.info("stopping parent process")
+
+
+def spread(sockets: list) -> bool:
+    """The supervisor hands connections out (MEMORYUI_SPREAD_CONNECTIONS, on a system that
+    can, listening on one TCP socket)."""
+    from django.conf import settings
+
+    return settings.MEMORYUI_SPREAD_CONNECTIONS and handoff.supported() and len(sockets) == 1 \
+        and sockets[0].family in (socket.AF_INET, socket.AF_INET6)
 
 
 def _fits() -> bool:

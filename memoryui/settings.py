@@ -105,6 +105,10 @@ MEMORYUI_THREADS = max(1, int(_env_number("MEMORYUI_THREADS", "16", int)))
 # its threads then hand the GIL to each other on one core; 20-30 % more agent writes a second
 # on 2 cores). Off: the kernel moves the workers freely.
 MEMORYUI_PIN_WORKERS = _env_bool("MEMORYUI_PIN_WORKERS", True)
+# `serve`'s supervisor accepts connections and hands each to the worker holding the fewest
+# (memoryui/handoff.py; Linux). Off: the workers share the listening socket and a keep-alive
+# connection stays wherever it happened to land.
+MEMORYUI_SPREAD_CONNECTIONS = _env_bool("MEMORYUI_SPREAD_CONNECTIONS", True)
 # Promoted text carries a dated marker linking back to its daily entry (`marker`), or nothing
 # (`none`); the commit's `Promoted-From` trailer is written either way.
 MEMORYUI_PROVENANCE = os.environ.get("MEMORYUI_PROVENANCE", "marker").strip().lower() or "marker"

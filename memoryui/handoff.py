@@ -134,17 +134,17 @@ class Dispatcher:
             with self._lock:
                 workers = list(self.workers)
             # Connections wait in the listening socket's backlog while no worker is ready.
-            watch = [self._wake_r, *(w.end for w in workers)]
+            watch = [self._wake_r, *(w.end.fileno() for w in workers)]
             if pick(workers) is not None:
-                watch.append(self.listener)
-            readable, _, _ = select.select(watch, [], [])
+                watch.append(self.listener.fileno())
+            readable = _readable(watch)
             if self._wake_r in readable:
                 os.read(self._wake_r, 512)
             for worker in workers:
-                if worker.end in readable:
+                if worker.end.fileno() in readable:
                     self._hear(worker)
-            if self.listener in readable and not self._accept():
-                select.select([self._wake_r], [], [], ACCEPT_PAUSE)
+            if self.listener.fileno() in readable and not self._accept():
+                _readable([self._wake_r], ACCEPT_PAUSE)
             self._even()
 
     def _even(self) -> None:
@@ -296,6 +296,15 @@ class Adopter:
             log.debug("a handed connection was lost before use: %s", exc)
             conn.close()
             self._closed()
+
+
+def _readable(fds: list[int], timeout: float | None = None) -> set[int]:
+    """Which of `fds` can be read, waiting up to `timeout` seconds (None: until one can).
+    `poll`, not `select`: a process may hold over 1,024 descriptors."""
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, select.POLLIN)
+    return {fd for fd, _ in poller.poll(None if timeout is None else timeout * 1000)}
 
 
 _adopter: Adopter | None = None  # this worker's, once it serves

@@ -131,21 +131,29 @@ class Dispatcher:
 
     def _run(self) -> None:
         while not self._stop:
-            with self._lock:
-                workers = list(self.workers)
-            # Connections wait in the listening socket's backlog while no worker is ready.
-            watch = [self._wake_r, *(w.end.fileno() for w in workers)]
-            if pick(workers) is not None:
-                watch.append(self.listener.fileno())
-            readable = _readable(watch)
-            if self._wake_r in readable:
-                os.read(self._wake_r, 512)
-            for worker in workers:
-                if worker.end.fileno() in readable:
-                    self._hear(worker)
-            if self.listener.fileno() in readable and not self._accept():
+            try:
+                self._round()
+            except Exception:  # noqa: BLE001 - this thread is the server's only way in
+                log.exception("handing out connections failed; trying again")
                 _readable([self._wake_r], ACCEPT_PAUSE)
-            self._even()
+
+    def _round(self) -> None:
+        """Wait for a worker's word or a connection, and act on it."""
+        with self._lock:
+            workers = list(self.workers)
+        # Connections wait in the listening socket's backlog while no worker is ready.
+        watch = [self._wake_r, *(w.end.fileno() for w in workers)]
+        if pick(workers) is not None:
+            watch.append(self.listener.fileno())
+        readable = _readable(watch)
+        if self._wake_r in readable:
+            os.read(self._wake_r, 512)
+        for worker in workers:
+            if worker.end.fileno() in readable:
+                self._hear(worker)
+        if self.listener.fileno() in readable and not self._accept():
+            _readable([self._wake_r], ACCEPT_PAUSE)
+        self._even()
 
     def _even(self) -> None:
         """Ask each worker holding more than its share to shed the difference: it answers

@@ -126,6 +126,27 @@ def test_a_listening_socket_numbered_over_1024_is_served(tmp_path: Path):
 HIGH_FD = 1500
 
 
+def test_a_failed_round_is_logged_and_connections_are_still_handed_out(dispatcher, caplog,
+                                                                      monkeypatch):
+    """The supervisor's thread is the server's only way in: an error must not end it."""
+    failed = []
+    even = dispatcher._even
+
+    def even_once_failing() -> None:
+        if not failed:
+            failed.append(True)
+            raise RuntimeError("a bad round")
+        even()
+
+    monkeypatch.setattr(dispatcher, "_even", even_once_failing)
+    worker = FakeWorker(dispatcher)
+    worker.say(handoff.READY)
+    with caplog.at_level("ERROR", logger="memoryui.serving"), _connect(dispatcher):
+        worker.take()
+    assert failed
+    assert any(r.exc_info and "a bad round" in str(r.exc_info[1]) for r in caplog.records)
+
+
 def test_a_worker_ready_late_makes_the_first_shed_its_excess(dispatcher):
     first, late = FakeWorker(dispatcher), FakeWorker(dispatcher)
     first.say(handoff.READY)

@@ -254,8 +254,8 @@ class Adopter:
     def _say(self, what: bytes) -> None:
         try:
             self.end.send(what)
-        except OSError:  # a full queue loses one count until it reconnects; a closed end
-            pass  # is the supervisor gone, noticed by `_receive`
+        except OSError:  # a full queue: the supervisor counts one connection too many
+            pass  # here; a closed end: the supervisor is gone (`_receive` notices)
 
     def _closed(self) -> None:
         if self.end.fileno() >= 0:

@@ -91,15 +91,9 @@ def session_rss(sid: int) -> dict[int, float]:
 def _workers_rss(sid: int) -> list[float]:
     """The workers' RSS (not the supervisor, the session leader, nor multiprocessing's
     resource tracker)."""
-    out = []
-    for pid, mb in session_rss(sid).items():
-        try:
-            cmd = (Path("/proc") / str(pid) / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if pid != sid and b"spawn_main" in cmd and b"resource_tracker" not in cmd:
-            out.append(mb)
-    return sorted(out)
+    from tests.api.realserver import is_worker
+
+    return sorted(mb for pid, mb in session_rss(sid).items() if pid != sid and is_worker(pid))
 
 
 class IdleFloor:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
 import time
 from pathlib import Path
 
@@ -200,20 +199,6 @@ def test_the_setting_leaves_the_workers_sharing_the_listening_socket():
         sock.close()
 
 
-def _worker_pids(server: RealServer) -> set[int]:
-    out = subprocess.run(["pgrep", "-P", str(server.proc.pid)], capture_output=True,
-                         text=True).stdout.split()
-    pids = set()
-    for pid in out:
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if b"spawn_main" in cmdline and b"resource_tracker" not in cmdline:
-            pids.add(int(pid))
-    return pids
-
-
 def _held(port: int, pids: set[int]) -> dict[int, int]:
     """How many established connections to `port` each process holds (from /proc)."""
     established = set()
@@ -255,7 +240,7 @@ def test_agents_connections_end_up_spread_over_the_workers(tmp_path: Path) -> No
                                                     conn=conn)
                     assert status == 200, body
                     calls += 1
-                held = _held(server.port, _worker_pids(server))
+                held = _held(server.port, server.worker_pids())
             assert sorted(held.values()) == [4, 4], held
             assert len(held) == 2
         finally:

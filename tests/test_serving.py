@@ -8,7 +8,6 @@ import email.utils
 import os
 import select
 import signal
-import subprocess
 import time
 from pathlib import Path
 
@@ -18,20 +17,6 @@ from memoryui import serving
 from tests.api.realserver import RealServer
 
 DEADLINE = 120.0  # bounds a hang only: CI is a loaded 2-core machine
-
-
-def _workers(server: RealServer) -> set[int]:
-    out = subprocess.run(["pgrep", "-P", str(server.proc.pid)], capture_output=True,
-                         text=True).stdout.split()
-    return {int(pid) for pid in out if _is_worker(int(pid))}
-
-
-def _is_worker(pid: int) -> bool:
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
-    return b"spawn_main" in cmdline and b"resource_tracker" not in cmdline
 
 
 def _healthy(server: RealServer) -> bool:
@@ -60,7 +45,7 @@ def test_this_uvicorn_is_the_one_the_quiet_loops_extend() -> None:
 def test_a_killed_worker_is_replaced_without_waiting_for_the_health_check(server) -> None:
     """The supervisor checks its workers every HEALTH_EVERY seconds, but a worker's death
     (SIGCHLD) wakes it: the replacement is there long before the next check."""
-    before = _workers(server)
+    before = server.worker_pids()
     assert len(before) == 2
     victim = min(before)
     death = os.pidfd_open(victim)
@@ -72,15 +57,15 @@ def test_a_killed_worker_is_replaced_without_waiting_for_the_health_check(server
     finally:
         os.close(death)
     deadline = time.monotonic() + DEADLINE
-    now = _workers(server)  # (each look is a pgrep: it paces the loop)
+    now = server.worker_pids()  # (each look is a pgrep: it paces the loop)
     while time.monotonic() < deadline and not (victim not in now and len(now) == 2):
-        now = _workers(server)
+        now = server.worker_pids()
     assert victim not in now and len(now) == 2, "the dead worker was not replaced"
     assert _healthy(server)
     if len(CPUS) > 1:  # the replacement keeps to the CPU the dead worker left free, once
         # it runs its server (it starts, importing Django, where the kernel puts it)
         while time.monotonic() < deadline and not all(_pinned(pid) for pid in now):
-            now = _workers(server)
+            now = server.worker_pids()
         assert _two_cpus(now)
 
 
@@ -129,10 +114,10 @@ def test_each_worker_keeps_to_a_cpu_of_its_own_and_the_supervisor_to_none(server
     for _ in range(8):  # requests, so that each worker has request threads to look at
         assert _healthy(server)
     deadline = time.monotonic() + DEADLINE
-    workers = _workers(server)  # (a worker may still be starting: /healthz needs only one)
+    workers = server.worker_pids()  # (a worker may still be starting: /healthz needs only one)
     while time.monotonic() < deadline and not (
             len(workers) == 2 and all(_pinned(pid) for pid in workers)):
-        workers = _workers(server)
+        workers = server.worker_pids()
     assert _two_cpus(workers)
     assert _cpus(server.proc.pid) == _cpus(os.getpid())
 
@@ -142,7 +127,7 @@ def test_workers_run_anywhere_when_pinning_is_off(tmp_path: Path) -> None:
     srv.migrate()
     srv.start(timeout=DEADLINE)
     try:
-        for pid in _workers(srv):
+        for pid in srv.worker_pids():
             assert _cpus(pid) == _cpus(os.getpid())
         assert _healthy(srv)
     finally:
@@ -189,7 +174,7 @@ def test_the_date_header_follows_the_clock(server) -> None:
 def test_a_stop_signal_ends_the_server_gracefully(server) -> None:
     """SIGTERM wakes the supervisor and the workers' loops at once; the server exits by
     itself (not by the test's SIGKILL after its timeout) and leaves no worker behind."""
-    workers = _workers(server)
+    workers = server.worker_pids()
     code = server.stop()
     assert code is not None and code != -signal.SIGKILL
     for pid in workers:

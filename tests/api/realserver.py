@@ -70,6 +70,15 @@ def _listens(pid: int, port: int) -> bool | None:
     return False
 
 
+def is_worker(pid: int) -> bool:
+    """A `serve` worker process: a child multiprocessing spawned, not its resource tracker."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return b"spawn_main" in cmdline and b"resource_tracker" not in cmdline
+
+
 @dataclass
 class Reply:
     """One HTTP answer, read in full."""
@@ -191,6 +200,12 @@ class RealServer:
         code = self.proc.returncode
         self.proc = None
         return code
+
+    def worker_pids(self) -> set[int]:
+        """The pids of this server's live worker processes (Linux: from /proc)."""
+        out = subprocess.run(["pgrep", "-P", str(self.proc.pid)], capture_output=True,
+                             text=True).stdout.split()
+        return {int(pid) for pid in out if is_worker(int(pid))}
 
     def connection(self, timeout: float = REQUEST_TIMEOUT) -> http.client.HTTPConnection:
         """A new connection (for hand-made requests such as chunked bodies; one request each)."""

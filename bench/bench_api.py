@@ -13,9 +13,9 @@ Rows, each with its floor measured in the same run and repository:
   machine with how busy its cores were): on a saturated machine the ratio of throughputs
   is the ratio of those machine figures.
 - `remember` paced at half the measured maximum rate for 15 s: p99 against p50 shows
-  whether calls queue (issue 15: p99 below 3x p50). Printed beside it: the share of its slow calls that
-  came in stalls (5 or more within 15 ms of each other: the machine or the whole server
-  paused, not one call), how much of the run the cores were oversubscribed (Linux's
+  whether calls queue (issue 15: p99 below 3x p50). Printed beside it: the share of its
+  slow calls that came in stalls (5 or more within 15 ms of each other: the machine or the
+  whole server paused, not one call), how much of the run the cores were oversubscribed (Linux's
   CPU pressure), for it and for the paced `/healthz` floor, and how long the workers' loops
   and request threads waited for a core per call (`cputime.core_waits`).
 - `Store.append` in-process with deferred commits (the store call alone, no HTTP, no

@@ -23,6 +23,7 @@ import threading
 import time
 import uuid
 import zlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +66,10 @@ SPLIT_INDEX_CONFIG = (
 # the overview's commits) left 90 MB of a 200k-commit pack in each worker. Smaller windows,
 # and at most PACK_WINDOWS_MB of them mapped (least recently used ones unmapped first).
 PACK_WINDOW_MB, PACK_WINDOWS_MB = 4, 32
+# A commit keeps the bytes of the versions it committed, up to this much, so the next tick
+# appends a log's entries to them instead of reading its blob back (inflating a 400 KB log
+# once per author and tick was a fifth of a busy tick's CPU). Least recent go first.
+COMMITTED_BYTES = 8 << 20
 pygit2.settings.mwindow_size = PACK_WINDOW_MB << 20
 pygit2.settings.mwindow_mapped_limit = PACK_WINDOWS_MB << 20
 
@@ -156,6 +161,8 @@ class GitRepo:
         self.loose_object_limit = LOOSE_OBJECT_LIMIT
         self._holding_since: float | None = None
         self.maintenance: subprocess.Popen | None = None  # the last background housekeeping
+        self._kept: OrderedDict[str, tuple[str, bytes]] = OrderedDict()  # path -> blob, bytes
+        self._kept_size = 0
 
     # -- plumbing -----------------------------------------------------------
     @property
@@ -376,13 +383,17 @@ class GitRepo:
                                  base_tree)
         tip, tree, result = parent, base_tree, {}
         made: list[tuple[list[str], float]] = []  # each commit's paths and time
+        committed: dict[str, tuple[str, bytes | None] | None] = {}  # path -> (blob, bytes)
         for group, kept in zip(groups, keeps, strict=True):
-            bad = set(self._make_blobs(kept.values(), contents, leftover))
+            data: dict[str, bytes] = {}
+            bad = set(self._make_blobs(kept.values(), contents, leftover, data))
             # (a bad one is left to show as a pending change, never committed wrong)
             changes = {r.path: r.blob for r in kept.values() if r.path not in bad}
             new_tree = apply_changes(repo, tree, changes)
             if tree is not None and new_tree == tree.id:
                 continue
+            for p, b in changes.items():
+                committed[p] = None if b is None else (b, data.get(p))
             actor = group[0].actor
             when = int(max(r.time for r in group))
             sig = pygit2.Signature(actor.name, actor.email, when, 0)
@@ -395,7 +406,8 @@ class GitRepo:
                 result[r.id] = tip
         if tip != parent:
             self._move_branch(parent, tip)
-        self.refresh_index({r.path for r in records})
+        self.refresh_index({r.path for r in records}, committed)
+        self._keep(committed)
         batch.unlink(missing_ok=True)
         self.count_commits(len(set(result.values())))
         if self.on_commit is not None:
@@ -405,6 +417,21 @@ class GitRepo:
                 except Exception:  # noqa: BLE001 - the commit is made; a listener never undoes it
                     log.exception("commit listener failed for %s", paths[:3])
         return result
+
+    def _keep(self, committed: dict[str, tuple[str, bytes | None] | None]) -> None:
+        """Keep the bytes of what was committed (see COMMITTED_BYTES); a hit is found by
+        the blob id the tree has for the path, so it is always that version."""
+        for path, item in committed.items():
+            old = self._kept.pop(path, None)
+            if old is not None:
+                self._kept_size -= len(old[1])
+            if item is not None and item[1] is not None and \
+                    len(item[1]) <= COMMITTED_BYTES // 4:
+                self._kept[path] = (item[0], item[1])
+                self._kept_size += len(item[1])
+        while self._kept_size > COMMITTED_BYTES:
+            _path, (_blob, data) = self._kept.popitem(last=False)
+            self._kept_size -= len(data)
 
     def _rebuild(self, records: list[Record], keep: set[str],
                  tree: pygit2.Tree | None) -> dict[str, bytes | None]:
@@ -422,7 +449,9 @@ class GitRepo:
             else:
                 have = now[r.path] if r.path in now else self.blob_at(tree, r.path)
                 if isinstance(have, str):
-                    have = self.repo[have].data if pygit2.Oid(hex=have) in odb else None
+                    kept = self._kept.get(r.path)
+                    have = kept[1] if kept is not None and kept[0] == have else \
+                        self.repo[have].data if pygit2.Oid(hex=have) in odb else None
                 crc = crcs.pop(r.path, None)
                 if have is not None and len(have) == r.base and r.crc is not None:
                     # chained: a log's bytes go through CRC-32 once per batch
@@ -443,12 +472,15 @@ class GitRepo:
         return out
 
     def _make_blobs(self, records: Iterable[Record], contents: dict[str, bytes | None],
-                    leftover: bool = False) -> list[str]:
+                    leftover: bool = False, made: dict[str, bytes] | None = None
+                    ) -> list[str]:
         """The blobs of journaled versions a commit keeps, made now (see Record.data);
         returns the paths whose journaled content does not match its id (or CRC). An
         append whose version cannot be rebuilt is taken from the file when that still is
-        the version. An entry's record gets the id of the blob made for it."""
+        the version. An entry's record gets the id of the blob made for it; `made` gets
+        path -> the bytes of each blob made."""
         odb, bad = self.repo.odb, []
+        made = {} if made is None else made
         for r in records:
             if r.data is None:
                 continue
@@ -461,16 +493,18 @@ class GitRepo:
                         data = None
                 if data is not None:
                     r.blob = self.create_blob(data)
+                    made[r.path] = data
                     continue
             else:
                 if not r.blob or pygit2.Oid(hex=r.blob) in odb:
                     continue
                 data = contents.get(r.id) if r.base is not None else r.data
-                made = None if data is None else self.create_blob(data)
-                if made != r.blob and r.base is not None:  # not rebuilt: the file may be it
+                blob = None if data is None else self.create_blob(data)
+                if blob != r.blob and r.base is not None:  # not rebuilt: the file may be it
                     data = walk.read_nofollow(self.root, r.path)
-                    made = None if data is None else self.create_blob(data)
-                if made == r.blob:
+                    blob = None if data is None else self.create_blob(data)
+                if blob == r.blob:
+                    made[r.path] = data  # type: ignore[assignment] - equal ids: not None
                     continue
             if not (leftover and r.crc is not None):  # (a replayed entry: most likely
                 # committed before the crash, and the log has grown since)
@@ -495,30 +529,53 @@ class GitRepo:
             log.error("HEAD moved while committing (%s); batch kept for retry", msg)
             raise CommitRaceError(f"the branch moved while committing: {msg}") from None
 
-    def refresh_index(self, paths: set[str] | list[str]) -> None:
+    def refresh_index(self, paths: set[str] | list[str],
+                      committed: dict[str, tuple[str, bytes | None] | None] | None = None
+                      ) -> None:
         """Stage exactly the touched paths as they are on disk, so status stays truthful.
 
+        `committed` (a tick's: path -> (blob, its bytes when known)) stages a file that
+        has moved on since its commit (an agent appended meanwhile) at its committed
+        version, as a sync stages what it brought: git would otherwise write the newer
+        bytes as a blob no commit ever holds (one per busy log and tick, never removed),
+        and a person's `git commit` would take the agents' uncommitted entries as theirs.
         A path that is (or goes through) a symbolic link is taken out of the index, never
         staged: memoryui does not follow links, so it never records what they point to.
         """
         if not paths:
             return
-        files, gone = [], []
+        files, gone, ahead = [], [], []
         for path in sorted(paths):
             try:
                 regular = walk.link_in_path(self.root, path) is None and \
                     (self.root / path).is_file()
             except (OSError, ValueError):
                 regular = False
-            (files if regular else gone).append(path)
+            item = committed.get(path) if regular and committed else None
+            if item is not None and not self._on_disk_is(path, *item):
+                ahead.append((0o100644, item[0], path))  # (its stat stays unknown to git)
+            else:
+                (files if regular else gone).append(path)
         try:
-            gitindex.stage(self.root, files=files, remove=gone)
+            gitindex.stage(self.root, files=files, entries=ahead, remove=gone)
         except gitindex.IndexBusy as exc:
             # Another git process holds the index (or a killed writer left its lock): note
             # the paths, and the next flush refreshes them once the lock is gone or repaired.
             log.warning("index not refreshed: %s", exc)
             with open(self.index_stale, "a", encoding="utf-8") as fh:
                 fh.write("".join(json.dumps(p) + "\n" for p in sorted(paths)))
+
+    def _on_disk_is(self, path: str, blob: str, data: bytes | None) -> bool:
+        """The file holds exactly that version (compared by size first: a busy log has
+        grown, and is not read)."""
+        try:
+            if data is not None and os.stat(self.root / path).st_size != len(data):
+                return False
+            disk = walk.read_nofollow(self.root, path)
+        except (OSError, ValueError, InvalidName):
+            return False
+        return disk == data if data is not None else \
+            disk is not None and self.blob_id(disk) == blob
 
     def _retry_index(self) -> None:
         """Refresh the entries a failed index write left stale (see refresh_index)."""

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryui.store import Actor, DiskFull, Store, files, lognote
+from memoryui.store import Actor, DiskFull, Store, files, gitrepo, lognote
 from memoryui.store.files import PAGE
 from tests.secrets.samples import GITHUB
 from tests.store.test_disk_full import fill, small_disk  # noqa: F401 (fixture)
@@ -284,6 +284,37 @@ def test_entries_after_entries_are_committed_version_by_version(tmp_path: Path) 
     shas = git(store.root, "log", "--format=%H", "--", LOG).split()
     versions = [git(store.root, "show", f"{sha}:{LOG}") for sha in reversed(shas)]
     assert versions == [HEADER + "".join(texts[:n]) for n in range(1, 5)]
+    assert git(store.root, "status", "--porcelain") == ""
+    store.close()
+
+
+@pytest.mark.parametrize("kept", ["kept", "read back"])
+def test_ticks_build_on_the_log_they_committed_or_on_one_committed_by_hand(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept: str) -> None:
+    """A tick keeps the bytes it committed and the next one appends to them (or, past
+    gitrepo.COMMITTED_BYTES, reads the blob back); they are found by the blob id HEAD has,
+    so a version a person committed in between is the one the entries go on."""
+    if kept == "read back":
+        monkeypatch.setattr(gitrepo, "COMMITTED_BYTES", 0)
+    store = Store(tmp_path / "ws", commit_delay=60)
+    texts = [f"\n## 09:0{i}\n\nentry {i}\n" for i in range(5)]
+    _entries(store, texts[0])
+    store.flush()
+    _entries(store, texts[1])
+    store.flush()
+    path = store.root / LOG
+    path.write_bytes(path.read_bytes() + b"by hand\n")
+    git(store.root, "add", LOG)
+    git(store.root, "-c", "user.name=Hand", "-c", "user.email=hand@example.org",
+        "commit", "-qm", "by hand")
+    _entries(store, *texts[2:], actors=(BOT, Actor.agent("b")))  # a commit each
+    store.flush()
+    shas = git(store.root, "log", "--format=%H", "--", LOG).split()
+    versions = [git(store.root, "show", f"{sha}:{LOG}") for sha in reversed(shas)]
+    by_hand = HEADER + "".join(texts[:2]) + "by hand\n"
+    assert versions == [HEADER + texts[0], HEADER + "".join(texts[:2]), by_hand,
+                        by_hand + texts[2], by_hand + "".join(texts[2:4]),
+                        by_hand + "".join(texts[2:])]
     assert git(store.root, "status", "--porcelain") == ""
     store.close()
 

@@ -149,3 +149,43 @@ def test_a_locked_split_index_is_refreshed_by_the_next_flush(split: Store) -> No
     lock.unlink()
     split.flush()
     assert git(root, "status", "--porcelain") == ""
+
+
+def test_an_entry_that_lands_while_a_tick_commits_waits_for_the_next(tmp_path: Path) -> None:
+    """An agent appends while a tick commits the entries before: the index holds the
+    committed version (git writes no blob of the newer bytes, which no commit would ever
+    hold), status shows the entry waiting, a person's commit meanwhile takes none of it,
+    and the next tick commits it as the agent's."""
+    store = Store(tmp_path / "ws", commit_delay=60)
+    root = store.root
+    store.write(DAY, "# 2026-11-20\n", actor=BOT, tool="remember")
+    store.append(DAY, "\n## 09:00\n\nfirst\n", actor=BOT, tool="remember")
+    move = store.git._move_branch
+
+    def move_then_append(old: str | None, new: str) -> None:
+        move(old, new)
+        if "second" not in store.read(DAY):
+            store.append(DAY, "\n## 09:01\n\nsecond\n", actor=BOT, tool="remember")
+
+    store.git._move_branch = move_then_append  # type: ignore[method-assign]
+    store.flush()
+    assert "first" in git(root, "show", f"HEAD:{DAY}")
+    assert "second" not in git(root, "show", f"HEAD:{DAY}")
+    assert git(root, "diff", "--cached", "--name-only") == ""
+    assert git(root, "status", "--porcelain") == f" M {DAY}\n"
+    assert "unreachable blob" not in git(root, "fsck", "--unreachable", "--no-reflogs")
+    assert {p: e[0] for p, e in listing.listing(root, root / ".git").items()} == \
+        {e.path: e.size for e in walk.walk(root)}
+
+    (root / "by-hand.md").write_text("# By hand\n")
+    git(root, "add", "by-hand.md")
+    git(root, "commit", "-qm", "by hand")
+    assert git(root, "show", "--name-only", "--format=", "HEAD") == "by-hand.md\n"
+    assert "second" not in git(root, "show", f"HEAD:{DAY}")
+
+    store.flush()
+    assert "second" in git(root, "show", f"HEAD:{DAY}")
+    assert git(root, "log", "-1", "--format=%an", "--", DAY).strip() == BOT.name
+    assert git(root, "status", "--porcelain") == ""
+    assert "unreachable blob" not in git(root, "fsck", "--unreachable", "--no-reflogs")
+    store.close()

@@ -17,7 +17,10 @@ Rows, each with its floor measured in the same run and repository:
   slow calls that came in stalls (5 or more within 15 ms of each other: the machine or the
   whole server paused, not one call), how much of the run the cores were oversubscribed (Linux's
   CPU pressure), for it and for the paced `/healthz` floor, and how long the workers' loops
-  and request threads waited for a core per call (`cputime.core_waits`).
+  and request threads waited for a core per call (`cputime.core_waits`). A second
+  `/healthz` floor runs at half of `/healthz`'s own maximum: the serving stack's spread with
+  the cores as busy as `remember`'s half rate keeps them (the same rate keeps them half as
+  busy, since a `/healthz` costs half the CPU).
 - `Store.append` in-process with deferred commits (the store call alone, no HTTP, no
   Django), same floor.
 - `recall` over HTTP, sequential on one keep-alive connection, timed to the reply's last
@@ -337,6 +340,11 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
             with CpuPressure() as health_psi:
                 health_half = paced_healthz(server, n_half, CLIENTS, half, health_starts)
             waits.append(cputime.core_waits(server.proc.pid))
+            # and the serving stack at the same load: /healthz at half of its own maximum
+            # (the cores as busy as remember's half rate keeps them, not half as busy)
+            health_own_rate = max(20.0, percentile(health_rates, 50) / 2)
+            health_own = paced_healthz(server, int(health_own_rate * HALF_SECONDS), CLIENTS,
+                                       health_own_rate)
             size = max(f.stat().st_size for s in scopes
                        for f in (root / "agents" / s / "memory" / "daily").glob("*.md"))
             disk_half = durable_write_floor(Path(tmp) / "floor", n_half, WORKERS, half, size)
@@ -369,7 +377,9 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
            ops_per_s=len(half_lat) / half_wall if half_wall else 0.0,
            floor="GET /healthz at the same rate", floor_ms=health_half,
            note=f"{_spread(half_lat)} from the scheduled send time (goal < 3x, no queueing); "
-                f"floors at the same rate: /healthz {_spread(health_half)}; durable writes of "
+                f"floors at the same rate: /healthz {_spread(health_half)}; at the same "
+                f"load, /healthz at half of its own maximum ({health_own_rate:.0f} calls/s): "
+                f"{_spread(health_own)}; durable writes of "
                 f"a {size // 1000} KB file ({WORKERS} processes, temporary file + fsync + "
                 f"rename + fsync of the folder) {_spread(disk_half)}; "
                 f"{_stalls(half_starts, half_lat, half_psi)} (/healthz run: "

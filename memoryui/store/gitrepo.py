@@ -66,7 +66,7 @@ SPLIT_INDEX_CONFIG = (
 # the overview's commits) left 90 MB of a 200k-commit pack in each worker. Smaller windows,
 # and at most PACK_WINDOWS_MB of them mapped (least recently used ones unmapped first).
 PACK_WINDOW_MB, PACK_WINDOWS_MB = 4, 32
-# A commit keeps the bytes of the versions it committed, up to this much, so the next tick
+# A commit keeps the bytes of the logs it appended to, up to this much, so the next tick
 # appends a log's entries to them instead of reading its blob back (inflating a 400 KB log
 # once per author and tick was a fifth of a busy tick's CPU). Least recent go first.
 COMMITTED_BYTES = 8 << 20
@@ -419,8 +419,8 @@ class GitRepo:
         return result
 
     def _keep(self, committed: dict[str, tuple[str, bytes | None] | None]) -> None:
-        """Keep the bytes of what was committed (see COMMITTED_BYTES); a hit is found by
-        the blob id the tree has for the path, so it is always that version."""
+        """Keep the bytes of the logs just appended to (see COMMITTED_BYTES); a hit is
+        found by the blob id the tree has for the path, so it is always that version."""
         for path, item in committed.items():
             old = self._kept.pop(path, None)
             if old is not None:
@@ -478,7 +478,7 @@ class GitRepo:
         returns the paths whose journaled content does not match its id (or CRC). An
         append whose version cannot be rebuilt is taken from the file when that still is
         the version. An entry's record gets the id of the blob made for it; `made` gets
-        path -> the bytes of each blob made."""
+        path -> the bytes of each blob made for an append."""
         odb, bad = self.repo.odb, []
         made = {} if made is None else made
         for r in records:
@@ -504,7 +504,8 @@ class GitRepo:
                     data = walk.read_nofollow(self.root, r.path)
                     blob = None if data is None else self.create_blob(data)
                 if blob == r.blob:
-                    made[r.path] = data  # type: ignore[assignment] - equal ids: not None
+                    if r.base is not None:  # (an append: kept for the next; see _keep)
+                        made[r.path] = data  # type: ignore[assignment] - equal ids: not None
                     continue
             if not (leftover and r.crc is not None):  # (a replayed entry: most likely
                 # committed before the crash, and the log has grown since)

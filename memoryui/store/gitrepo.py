@@ -579,7 +579,8 @@ class GitRepo:
             disk is not None and self.blob_id(disk) == blob
 
     def _retry_index(self) -> None:
-        """Refresh the entries a failed index write left stale (see refresh_index)."""
+        """Refresh the entries a failed index write left stale (see refresh_index), at
+        the version HEAD has for each (a file that moved on since is staged at it)."""
         try:
             lines = self.index_stale.read_text(encoding="utf-8").splitlines()
         except FileNotFoundError:
@@ -591,7 +592,15 @@ class GitRepo:
                 paths.add(json.loads(line))
             except ValueError:
                 continue
-        self.refresh_index(paths)
+        tree, committed = self.head_tree(), {}
+        for path in paths:
+            try:
+                entry = tree[path] if tree is not None else None
+            except KeyError:
+                entry = None
+            if entry is not None and entry.filemode == pygit2.enums.FileMode.BLOB:
+                committed[path] = (str(entry.id), None)
+        self.refresh_index(paths, committed)
 
     def prepare(self) -> None:
         """Give any repository memoryui serves what git needs to answer fast, once.

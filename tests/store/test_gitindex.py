@@ -189,3 +189,20 @@ def test_an_entry_that_lands_while_a_tick_commits_waits_for_the_next(tmp_path: P
     assert git(root, "status", "--porcelain") == ""
     assert "unreachable blob" not in git(root, "fsck", "--unreachable", "--no-reflogs")
     store.close()
+
+
+def test_entries_a_locked_index_missed_are_staged_as_committed(split: Store) -> None:
+    """The next flush refreshes what a locked index missed at the version HEAD has: a line
+    typed into the log meanwhile stays an outside change (for the pending page to commit
+    under its owner), not something staged for a person's next `git commit`."""
+    root = split.root
+    lock = root / ".git" / "index.lock"
+    lock.write_bytes(b"")
+    split.append(DAY, "\n## 11:00\n\nwhile locked\n", actor=BOT, tool="remember")
+    lock.unlink()
+    with open(root / DAY, "a", encoding="utf-8") as fh:
+        fh.write("typed by hand\n")
+    split.flush()
+    assert git(root, "diff", "--cached", "--name-only") == ""
+    assert git(root, "status", "--porcelain") == f" M {DAY}\n"
+    assert [e.path for e in split.pending()] == [DAY]

@@ -589,9 +589,11 @@ class GitRepo:
         paths = set()
         for line in lines:
             try:
-                paths.add(json.loads(line))
+                path = json.loads(line)
             except ValueError:
                 continue
+            if isinstance(path, str) and "\0" not in path:  # (libgit2 stops at a NUL)
+                paths.add(path)
         tree, committed = self.head_tree(), {}
         for path in paths:
             try:

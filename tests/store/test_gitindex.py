@@ -206,3 +206,19 @@ def test_entries_a_locked_index_missed_are_staged_as_committed(split: Store) -> 
     assert git(root, "diff", "--cached", "--name-only") == ""
     assert git(root, "status", "--porcelain") == f" M {DAY}\n"
     assert [e.path for e in split.pending()] == [DAY]
+
+
+def test_a_torn_or_odd_note_of_missed_entries_never_stops_commits(split: Store) -> None:
+    """The note a locked index leaves is read back line by line: a torn line, a number, a
+    list or a name with a NUL in it is skipped, and the entries it names are refreshed."""
+    root = split.root
+    lock = root / ".git" / "index.lock"
+    lock.write_bytes(b"")
+    split.append(DAY, "\n## 11:00\n\nwhile locked\n", actor=BOT, tool="remember")
+    lock.unlink()
+    with open(split.git.index_stale, "a", encoding="utf-8") as fh:
+        fh.write('7\n["a"]\n"memory/world/x\\u0000y.md"\n"memory/wor')
+    split.append(DAY, "\n## 11:01\n\nafter\n", actor=BOT, tool="remember")
+    assert "after" in git(root, "show", f"HEAD:{DAY}")
+    assert git(root, "status", "--porcelain") == ""
+    assert not split.git.index_stale.exists()

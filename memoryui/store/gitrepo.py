@@ -25,7 +25,6 @@ import uuid
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pygit2
@@ -35,6 +34,7 @@ from .actors import Actor
 from .errors import Ambiguous, CommitRaceError, InvalidName, NotFound
 from .files import TMP_SUFFIX, ProcessLock, SharedProcessLock, append_line, disk_errors
 from .gitcli import GIT_ENV, run_git  # noqa: F401 - imported from here by the store
+from .records import Record, apply_changes, commit_message, group_records
 
 log = logging.getLogger("memoryui.store")
 
@@ -72,65 +72,6 @@ PACK_WINDOW_MB, PACK_WINDOWS_MB = 4, 32
 COMMITTED_BYTES = 8 << 20
 pygit2.settings.mwindow_size = PACK_WINDOW_MB << 20
 pygit2.settings.mwindow_mapped_limit = PACK_WINDOWS_MB << 20
-
-
-@dataclass
-class Record:
-    """One journaled write: enough to commit it later under its own author.
-
-    `data`, when set, is the file's new content and `blob` only its id: the blob is made
-    when the record is committed, and only for versions a commit keeps (the last of a path
-    in each commit). Making a loose object per write (a temporary file created and renamed
-    in .git/objects) was a third of an agent's write's CPU. With `base` set, `data` is only
-    what the write appended to the path's previous version of `base` bytes (a daily log's
-    entry): the whole content rewritten into the journal at every append made each write
-    cost the size of its file twice more (120 KB a `remember` late in a busy day), and the
-    commit tick parse megabytes of JSON (see `_rebuild`).
-
-    An entry appended without reading its log (`Store._append_entry`) has no blob id
-    (`blob` is ""): `crc` is the CRC-32 of the whole new version, chained from the
-    previous entry's, and with `base` it is what the commit checks the version it
-    rebuilds (or finds in the file) against before making its blob. Hashing the whole log
-    for a blob id at every entry was most of an append's CPU late in a busy day (0.2 ms
-    of SHA-1 at 400 KB, and growing).
-    """
-
-    path: str
-    blob: str | None  # None = deleted
-    actor: Actor
-    tool: str
-    message: str | None = None
-    trailers: list[tuple[str, str]] = field(default_factory=list)
-    time: float = 0.0
-    id: str = ""
-    data: bytes | None = field(default=None, repr=False)
-    base: int | None = None  # set: `data` was appended to a previous version this long
-    crc: int | None = None  # set (with blob ""): the new version's CRC-32, its blob made later
-
-    def to_json(self) -> bytes:
-        d = {"id": self.id, "path": self.path, "blob": self.blob, "actor": self.actor.as_dict(),
-             "tool": self.tool, "message": self.message, "trailers": self.trailers,
-             "time": self.time}
-        if self.data is not None:
-            d["data"] = self.data.decode("utf-8", "surrogateescape")
-            if self.base is not None:
-                d["base"] = self.base
-            if self.crc is not None:
-                d["crc"] = self.crc
-        return (json.dumps(d, ensure_ascii=False) + "\n").encode("utf-8", "surrogateescape")
-
-    @classmethod
-    def from_json(cls, line: bytes) -> Record:
-        d = json.loads(line.decode("utf-8", "surrogateescape"))
-        data = d.get("data")
-        return cls(d["path"], d["blob"], Actor.from_dict(d["actor"]), d["tool"], d["message"],
-                   [tuple(t) for t in d["trailers"]], d["time"], d["id"],
-                   None if data is None else data.encode("utf-8", "surrogateescape"),
-                   d.get("base"), d.get("crc"))
-
-    @property
-    def group_key(self) -> tuple:
-        return (self.actor, self.message, tuple(self.trailers))
 
 
 class GitRepo:
@@ -377,7 +318,7 @@ class GitRepo:
             final = {r.path: r.blob for r in records}
             committed = {p for p, b in final.items() if self.blob_at(base_tree, p) == b}
             records = [r for r in records if r.path not in committed]
-        groups = _group(records)
+        groups = group_records(records)
         keeps = [{r.path: r for r in group} for group in groups]  # the last of a path in each
         contents = self._rebuild(records, {r.id for kept in keeps for r in kept.values()},
                                  base_tree)
@@ -397,7 +338,7 @@ class GitRepo:
             actor = group[0].actor
             when = int(max(r.time for r in group))
             sig = pygit2.Signature(actor.name, actor.email, when, 0)
-            message = _message(group)
+            message = commit_message(group)
             oid = repo.create_commit(None, sig, sig, message, new_tree,
                                      [pygit2.Oid(hex=tip)] if tip else [])
             tip, tree = str(oid), repo[new_tree]
@@ -707,100 +648,3 @@ def wait_for_housekeeping(root: Path) -> None:
         fcntl.flock(fd, fcntl.LOCK_EX)
     finally:
         os.close(fd)
-
-
-def _group(records: list[Record]) -> list[list[Record]]:
-    """One commit per author and message; exact order when authors share a path."""
-    owners: dict[str, set] = {}
-    for r in records:
-        owners.setdefault(r.path, set()).add(r.group_key)
-    if any(len(k) > 1 for k in owners.values()):
-        runs: list[list[Record]] = []
-        for r in records:
-            if runs and runs[-1][0].group_key == r.group_key:
-                runs[-1].append(r)
-            else:
-                runs.append([r])
-        return runs
-    groups: dict[tuple, list[Record]] = {}
-    for r in records:
-        groups.setdefault(r.group_key, []).append(r)
-    return list(groups.values())
-
-
-OWN_TRAILER_LINE = re.compile(r"^(?=Memoryui-[A-Za-z-]*:)", re.M | re.I)
-
-
-def _printable(path: str) -> str:
-    if path.isprintable():
-        return path
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
-                   for c in path)
-
-
-def _message(group: list[Record]) -> str:
-    first = group[0]
-    # A natively made name may hold newlines: shown escaped, it can never add a line
-    # (a fake trailer such as `Memoryui-Actor: user:admin`) to the message.
-    paths = list(dict.fromkeys(_printable(r.path) for r in group))
-    tools = list(dict.fromkeys(r.tool for r in group))
-    if first.message:
-        subject, _, body = first.message.strip().partition("\n")
-        # A given message cannot pose as memoryui's own trailers (`--grep` filters on them).
-        subject, body = (OWN_TRAILER_LINE.sub(" ", t) for t in (subject, body.strip()))
-    else:
-        subject = f"{', '.join(tools)}: {paths[0]}"
-        if len(paths) > 1:
-            subject += f" (+{len(paths) - 1} more)"
-        body = ""
-    if len(paths) > 1:
-        listing = "\n".join(f"- {p}" for p in paths)
-        body = f"{body}\n\n{listing}" if body else listing
-    trailers = [("Memoryui-Actor", first.actor.trailer)]
-    trailers += [("Memoryui-Tool", t) for t in tools]
-    for r in group:
-        for t in r.trailers:
-            if tuple(t) not in trailers:
-                trailers.append(tuple(t))
-    text = subject + "\n\n"
-    if body:
-        text += body + "\n\n"
-    text += "\n".join(f"{k}: {v}" for k, v in trailers) + "\n"
-    return text
-
-
-def apply_changes(repo: pygit2.Repository, tree: pygit2.Tree | None,
-                  changes: dict[str, str | tuple[str, int] | None]) -> pygit2.Oid:
-    """A new tree: `tree` with files set or removed (None). A value is a blob sha (a regular
-    file) or (blob sha, file mode); the commit engine and sync build trees with it."""
-    oid = _apply(repo, tree, changes)
-    return oid if oid is not None else repo.TreeBuilder().write()
-
-
-def _apply(repo: pygit2.Repository, tree: pygit2.Tree | None,
-           changes: dict[str, str | tuple[str, int] | None]) -> pygit2.Oid | None:
-    tb = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
-    nested: dict[str, dict[str, str | tuple[str, int] | None]] = {}
-    for path, item in changes.items():
-        head, _, rest = path.partition("/")
-        if rest:
-            nested.setdefault(head, {})[rest] = item
-        elif item is None:
-            if tb.get(head) is not None:
-                tb.remove(head)
-        else:
-            blob, mode = (item, pygit2.enums.FileMode.BLOB) if isinstance(item, str) else item
-            tb.insert(head, pygit2.Oid(hex=blob), mode)
-    for name, sub in nested.items():
-        existing = tb.get(name)
-        subtree = repo[existing.id] if existing is not None and existing.type_str == "tree" \
-            else None
-        new = _apply(repo, subtree, sub)
-        if new is None:
-            if existing is not None:
-                tb.remove(name)
-        else:
-            tb.insert(name, new, pygit2.enums.FileMode.TREE)
-    if len(tb) == 0:
-        return None
-    return tb.write()

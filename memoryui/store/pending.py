@@ -21,8 +21,8 @@ from . import history, walk
 from .actors import Actor
 from .errors import InvalidName
 from .files import atomic_write, prune_empty_dirs
-from .gitrepo import Record
 from .history import StatusEntry
+from .records import Record
 
 if TYPE_CHECKING:
     from .workspace import Store

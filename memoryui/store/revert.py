@@ -18,8 +18,8 @@ from . import history, names, walk
 from .actors import Actor
 from .errors import InvalidName, StoreError, TooLarge
 from .files import atomic_write, prune_empty_dirs
-from .gitrepo import Record
 from .merge import has_conflict_markers, merge3
+from .records import Record
 from .workspace import MAX_FILE_BYTES, Store
 
 TOOL = "revert"

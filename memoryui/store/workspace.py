@@ -41,8 +41,9 @@ from .files import (
     sync_appended,
     sync_replaced,
 )
-from .gitrepo import MIN_COMMIT_ID, GitRepo, Record
+from .gitrepo import MIN_COMMIT_ID, GitRepo
 from .layout import Address, Kind, Layout, get_layout
+from .records import Record
 from .tree import (  # noqa: F401 (re-exported)
     LASTCHANGE_SAVE_EVERY,
     TREE_TTL,
@@ -376,7 +377,7 @@ class Store:
                         any(k == "Memoryui-Token" for k, *_ in trailers)
                     added = self.secrets.check(path, old, new,
                                                "agent" if machine else actor.kind, SecretFound)
-                    # Its blob is made when it is committed (gitrepo.Record.data); a full disk
+                    # Its blob is made when it is committed (records.Record.data); a full disk
                     # fails the write of the temporary file, before the file is touched.
                     blob = self.git.blob_id(data)
                     # An append (a daily log's entry) goes in place, once: memoryui's writers

@@ -13,7 +13,7 @@ import pygit2
 import pytest
 
 from memoryui.store import Actor, Store
-from memoryui.store.gitrepo import Record
+from memoryui.store.records import Record
 
 MEM = "agents/a/memory/MEMORY.md"
 LOG = "agents/a/memory/daily/2026-11-24.md"

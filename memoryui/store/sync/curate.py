@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 import pygit2
 
 from ..actors import Actor
-from ..gitrepo import ZERO, apply_changes, run_git
+from ..gitrepo import ZERO, run_git
+from ..records import apply_changes
 from ..workspace import DELETE
 from .config import ConflictChanged, ConflictOpen, NoSuchConflict, SyncError
 from .merging import Item, flat_changes, item_at

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pygit2
 
-from ..gitrepo import apply_changes, run_git
+from ..gitrepo import run_git
 from ..layout import Kind, Layout
 from ..merge import merge3
+from ..records import apply_changes
 from .config import SyncError
 from .daily import merge_daily
 from .state import SyncConflict

@@ -241,15 +241,20 @@ class GitRepo:
             append_line(self.journal, rec.to_json())
 
     def has_uncommitted(self) -> bool:
+        """Writes wait to be committed, or index entries a failed refresh left stale (the
+        next flush retries them: without that, a server with nothing more to write kept
+        them stale, `git status` showed its committed entries as changes, and a person's
+        `git commit` would have reverted them)."""
         try:
             if self.journal.stat().st_size:
                 return True
         except FileNotFoundError:
             pass
+        stale = self.index_stale.name
         try:  # (a scan, not Path.glob: this runs at every tick of an idle server)
             with os.scandir(self.state_dir) as entries:
-                return any(e.name.startswith("batch-") and e.name.endswith(".jsonl")
-                           for e in entries)
+                return any((e.name.startswith("batch-") and e.name.endswith(".jsonl"))
+                           or e.name == stale for e in entries)
         except FileNotFoundError:
             return False
 

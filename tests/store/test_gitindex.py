@@ -222,3 +222,20 @@ def test_a_torn_or_odd_note_of_missed_entries_never_stops_commits(split: Store) 
     assert "after" in git(root, "show", f"HEAD:{DAY}")
     assert git(root, "status", "--porcelain") == ""
     assert not split.git.index_stale.exists()
+
+
+def test_a_refresh_a_locked_index_missed_is_retried_with_nothing_more_written(
+        split: Store) -> None:
+    """The last write's index refresh met a locked index, and no agent writes again: the
+    next tick (or a page making history current) still refreshes it, so `git status` does
+    not go on showing committed entries as changes for a person's `git commit` to revert."""
+    root = split.root
+    lock = root / ".git" / "index.lock"
+    lock.write_bytes(b"")
+    split.append(DAY, "\n## 11:00\n\nthe last entry\n", actor=BOT, tool="remember")
+    lock.unlink()
+    assert git(root, "diff", "--cached", "--name-only") == f"{DAY}\n"  # stale meanwhile
+    assert split.git.has_uncommitted()  # what makes the next tick flush
+    split.sync()
+    assert git(root, "status", "--porcelain") == ""
+    assert not split.git.has_uncommitted()

@@ -34,8 +34,9 @@ while read old new ref; do echo "$ref $new" >> "{log}"; done
 
 
 def wait_until(cond: Callable[[], object], timeout: float, what: str,
-               every: float = 0.05) -> object:
-    """Poll `cond` until it returns something truthy; fail naming `what` at the deadline."""
+               every: float = 0.05, explain: Callable[[], str] | None = None) -> object:
+    """Poll `cond` until it returns something truthy; fail naming `what` at the deadline,
+    with what `explain` says of the state then (the instances' heads, status and logs)."""
     end = time.monotonic() + timeout
     last_exc: Exception | None = None
     while True:
@@ -47,7 +48,8 @@ def wait_until(cond: Callable[[], object], timeout: float, what: str,
             last_exc = exc
         if time.monotonic() > end:
             raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}"
-                                 + (f" (last error: {last_exc!r})" if last_exc else ""))
+                                 + (f" (last error: {last_exc!r})" if last_exc else "")
+                                 + (f"\n{_said(explain)}" if explain else ""))
         time.sleep(every)  # a poll interval, not a pace
 
 
@@ -118,6 +120,26 @@ def start_all(instances: list[Instance]) -> None:
 def stop_all(instances: list[Instance]) -> None:
     with ThreadPoolExecutor(len(instances)) as pool:
         list(pool.map(lambda i: i.stop(), instances))
+
+
+def _said(explain: Callable[[], str]) -> str:
+    try:
+        return explain()
+    except Exception as exc:  # noqa: BLE001 - the timeout itself is what must be reported
+        return f"(could not describe the state: {exc!r})"
+
+
+def describe(instances: list[Instance], bare: Path) -> str:
+    """Where each instance stands against the remote's tip: its HEAD, what `git status`
+    shows and the end of its log (for a settle that timed out)."""
+    tip = git(bare, "rev-parse", "main").strip()
+    out = [f"remote tip {tip}"]
+    for i in instances:
+        status = git(i.workspace, "--no-optional-locks", "status", "--porcelain",
+                     "--untracked-files=all", check=False)
+        out.append(f"instance {i.name}: HEAD {i.head()}; status: {status.strip()[:800]!r}")
+        out += [f"  {line}" for line in i.log_text().splitlines()[-25:]]
+    return "\n".join(out)
 
 
 def settled(instances: list[Instance], bare: Path, extra: Callable[[], bool] | None = None

@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import new_context
-from tests.e2e.cluster import PASSWORD, Instance, remote_tips, settled, wait_until
+from tests.e2e.cluster import PASSWORD, Instance, describe, remote_tips, settled, wait_until
 from tests.e2e.conftest import SCOPES, Cluster
 from tests.sync_fixtures import fsck_clean, git, is_ancestor
 
@@ -67,7 +67,8 @@ def _settle(cluster: Cluster) -> str:
         return settled(cluster.instances, cluster.bare,
                        lambda: cluster.native.head() == git(cluster.bare, "rev-parse",
                                                             "main").strip())
-    wait_until(done, SETTLE, "every instance and the native host to reach the remote's tip")
+    wait_until(done, SETTLE, "every instance and the native host to reach the remote's tip",
+               explain=lambda: describe(cluster.instances, cluster.bare))
     return git(cluster.bare, "rev-parse", "main").strip()
 
 
@@ -195,7 +196,8 @@ def test_remote_unreachable_writes_go_on_badge_fails_then_all_is_pushed(cluster:
     finally:
         cluster.http.start()  # the same port again
     wait_until(lambda: _on_remote(cluster, outage), 60, "b's outage writes on the remote")
-    wait_until(lambda: settled(cluster.instances, cluster.bare), SETTLE, "the cluster to settle")
+    wait_until(lambda: settled(cluster.instances, cluster.bare), SETTLE, "the cluster to settle",
+               explain=lambda: describe(cluster.instances, cluster.bare))
     wait_until(lambda: 'class="sync-badge sync-synced"' in _page(cluster, b, "/"), 60,
                "b's badge to say synced again")
     assert "The last round failed" not in _page(cluster, b, "/sync/")
@@ -221,7 +223,8 @@ def test_same_line_conflict_shows_on_the_instance_that_fetched_second_and_is_res
         cluster.native.commit("native: deploys on Mondays")
         cluster.native.push()
         wait_until(lambda: settled([a, c], cluster.bare), SETTLE,
-                   "instances a and c to take in the native host's edit")
+                   "instances a and c to take in the native host's edit",
+                   explain=lambda: describe([a, c], cluster.bare))
         assert a.call_tool(cluster.tokens["ops-bot"], "ops-bot", "reflect", {})[1][
             "result"].count("deploys on Mondays") == 1
     finally:
@@ -276,7 +279,8 @@ def test_same_line_conflict_shows_on_the_instance_that_fetched_second_and_is_res
     def everywhere() -> bool:
         cluster.native.pull()
         return settled(cluster.instances, cluster.bare) and cluster.native.read(MEM) == merged
-    wait_until(everywhere, SETTLE, "the resolution on every instance and the native host")
+    wait_until(everywhere, SETTLE, "the resolution on every instance and the native host",
+               explain=lambda: describe(cluster.instances, cluster.bare))
     assert _on_remote(cluster, during)
     info = git(cluster.bare, "log", "-1", "--format=%an%n%B", "main", "--", MEM)
     assert info.startswith("lead\nsync: Mondays and Tuesdays")

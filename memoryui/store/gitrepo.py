@@ -513,16 +513,16 @@ class GitRepo:
                 fh.write("".join(json.dumps(p) + "\n" for p in sorted(paths)))
 
     def _on_disk_is(self, path: str, blob: str, data: bytes | None) -> bool:
-        """The file holds exactly that version (compared by size first: a busy log has
-        grown, and is not read)."""
+        """The file is still that version: by its size when the bytes are known (a log an
+        agent appended to has grown; one of the same size is staged as it is, which git
+        then hashes anyway), else by hashing it."""
         try:
-            if data is not None and os.stat(self.root / path).st_size != len(data):
-                return False
+            if data is not None:
+                return os.stat(self.root / path).st_size == len(data)
             disk = walk.read_nofollow(self.root, path)
         except (OSError, ValueError, InvalidName):
             return False
-        return disk == data if data is not None else \
-            disk is not None and self.blob_id(disk) == blob
+        return disk is not None and self.blob_id(disk) == blob
 
     def _retry_index(self) -> None:
         """Refresh the entries a failed index write left stale (see refresh_index), at

@@ -242,6 +242,41 @@ def test_housekeeping_packs_loose_objects_and_writes_the_commit_graph(store: Sto
     assert len(store.log(limit=100)) == 30
 
 
+def test_housekeeping_prunes_stray_objects_past_the_grace_at_most_daily(store: Store) -> None:
+    """Objects no commit holds are removed once past git's two weeks' grace, so the workspace
+    does not grow forever; younger ones (a writer may be about to use them), and everything
+    reachable, stay. The full walk a prune costs runs at most once a day."""
+    store.git.prune_from = 2
+    for i in range(3):
+        store.write(f"agents/a/memory/notes/n{i}.md", f"note {i}\n", actor=Actor.agent("a"),
+                    tool="t")
+    weeks_ago = time.time() - 15 * 86400
+
+    def stray(text: str, old: bool) -> str:
+        sha = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=store.root,
+                             input=text.encode(), capture_output=True, check=True
+                             ).stdout.decode().strip()
+        if old:
+            obj = store.root / ".git/objects" / sha[:2] / sha[2:]
+            os.utime(obj, (weeks_ago, weeks_ago))
+        return sha
+
+    def exists(sha: str) -> bool:
+        return subprocess.run(["git", "cat-file", "-e", sha], cwd=store.root).returncode == 0
+
+    old = [stray(f"old stray {i}\n", old=True) for i in range(3)]
+    young = stray("young stray\n", old=False)
+    store.git.maintain(background=False)
+    assert not any(exists(s) for s in old), "strays past the grace are pruned"
+    assert exists(young), "a stray within the grace stays"
+    assert git(store.root, "fsck", "--connectivity-only", "--no-dangling") == ""
+    assert store.list_files("agents/a/memory/notes") == \
+        [f"agents/a/memory/notes/n{i}.md" for i in range(3)]
+    later = [stray(f"later stray {i}\n", old=True) for i in range(3)]
+    store.git.maintain(background=False)
+    assert all(exists(s) for s in later), "no second prune within a day"
+
+
 def test_one_housekeeping_runs_at_a_time_across_processes(store: Store) -> None:
     """Workers reaching their 500th commit together must not repack side by side; a
     process that finds one running leaves the work to it, and can wait for it."""

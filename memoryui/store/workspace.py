@@ -675,7 +675,7 @@ class Store:
         if self.head() is None:
             return []
         lines = blame_lines(self.root, path, rev)
-        actors = history.actors_of(self.root, {ln.sha for ln in lines})
+        actors = history.actors_of(self.root, {ln.sha for ln in lines}, self.git.repo)
         for ln in lines:
             ln.actor = actors.get(ln.sha, "uncommitted")
         return lines

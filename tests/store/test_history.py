@@ -294,3 +294,22 @@ def test_many_commits_read_by_git_say_what_libgit2_reads(tmp_path) -> None:
     assert got[shas[0].sha] == {"author": "Hand Ü", "actor": "git:Hand Ü",
                                 "subject": "two lines of subject"}
     assert {g["actor"] for g in got.values()} >= {"agent:ops-bot", "user:alice"}
+    # A blame's few commits are read through libgit2; the actors are the same either way.
+    few = h.actors_of(store.root, wanted, store.git.repo)
+    assert few == h.actors_of(store.root, wanted) == {s: g["actor"] for s, g in got.items()}
+
+
+def test_commits_reads_given_commits_in_the_order_asked(tmp_path: Path) -> None:
+    """The compare page's two rows come from one git call: each commit as `log` reads it,
+    in the order asked, whether older first or the same one twice."""
+    from memoryui.store import history as h
+
+    store = Store(tmp_path / "ws")
+    store.write(MEM, "one\n", actor=Actor.agent("ops-bot"), tool="reflect")
+    store.write(MEM, "two\n", actor=Actor.user("alice"), tool="edit")
+    new, old = h.log(store.root, with_files=False)
+    got = h.commits(store.root, [old.sha, new.sha])
+    assert [(c.sha, c.author, c.subject) for c in got] == \
+        [(c.sha, c.author, c.subject) for c in (old, new)]
+    assert [c.sha for c in h.commits(store.root, [new.sha, new.sha])] == [new.sha]
+    assert h.commits(store.root, []) == []

@@ -152,6 +152,17 @@ def test_every_line_has_an_id_and_an_anchor_on_blame_and_source(client_as, seede
         assert "<script>" not in page and "style=" not in page
 
 
+def test_markup_in_any_line_of_a_block_is_shown_as_text(client_as, workspace):
+    """The rows after a block's first are written outside the template engine: they must be
+    escaped exactly as it escapes."""
+    text = "# <b>bold</b>\n<script>alert('x')</script>\n& \"quoted\"\n"
+    workspace.write(MEM, text, actor=OPS, tool="reflect", when=T0)
+    page = client_as("viewer").get(f"/blame/{MEM}").content.decode()
+    assert rows(page) == dict(enumerate(text.splitlines(), start=1))
+    assert "<script>alert" not in page and "<b>bold" not in page
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
+
+
 def _colliding_blobs(store: Store) -> str:
     """Write two blobs whose ids share 7 hex digits; return that prefix."""
     seen: dict[str, bytes] = {}

@@ -8,14 +8,18 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from urllib.parse import quote
 
 from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
+from django.utils.html import escape, format_html
+from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
 from memoryui.roles import VIEWER, require_role
 from memoryui.store import NotFound, Store
 from memoryui.store.blame import BlameLine, lines_before
-from memoryui.web.common import render_page, web_errors
+from memoryui.web.common import render_page, timefmt, web_errors
 from memoryui.web.links import file_url, link
 from memoryui.workspace import get_store
 
@@ -62,6 +66,45 @@ def blocks_of(lines: list[BlameLine]) -> list[BlameBlock]:
     return blocks
 
 
+def block_rows(blocks: list[BlameBlock], path: str) -> SafeString:
+    """The table's rows, written here (every value escaped): through the template engine a
+    row per line and a commit cell per block were most of a daily log's blame page (a
+    block per entry). The markup is what `blame.html` had."""
+    out = []
+    for b in blocks:
+        first = b.lines[0]
+        if b.uncommitted:
+            cell = mark_safe('<span class="muted">Not committed yet</span>')
+        else:
+            href, a = reverse("commit", args=[b.sha]), b.actor
+            if b.before_href:
+                before = format_html('<a class="blame-before" href="{}" title="Blame the file '
+                                     'as it was before {}">↶ blame before this change</a>',
+                                     b.before_href, b.short)
+            elif b.before_note:
+                before = format_html('<span class="blame-before muted">{}</span>',
+                                     b.before_note)
+            else:
+                before = mark_safe("")
+            cell = format_html(
+                '<div class="blame-info">\n<a class="mono sha" href="{}?path={}" title="{}">{}'
+                '</a>\n<a class="badge {} actor" href="{}" title="{}: {}">{}</a>\n'
+                '<time datetime="{}" title="{}">{}</time>\n</div>\n'
+                '<a class="blame-summary" href="{}" title="{}">{}</a>\n{}',
+                href, quote(path, safe="/"), b.sha, b.short, a.badge, a.href, a.label, a.raw,
+                a.name, timefmt.isotime(b.when), timefmt.fulltime(b.when),
+                timefmt.ago(b.when), href, b.summary, b.summary, before)
+        out.append(format_html(
+            '<tr id="L{0}" class="blame-start">\n<td class="blame-commit age-{1}" '
+            'rowspan="{2}">\n{3}\n</td>\n<td class="ln"><a href="#L{0}">{0}</a></td>\n'
+            '<td class="code">{4}</td>\n</tr>', first.line_no, b.age, len(b.lines), cell,
+            first.text))
+        out.extend(f'\n<tr id="L{ln.line_no}"><td class="ln"><a href="#L{ln.line_no}">'
+                   f'{ln.line_no}</a></td><td class="code">{escape(ln.text)}</td></tr>\n'
+                   for ln in b.lines[1:])
+    return mark_safe("".join(out))
+
+
 def link_before(store: Store, blocks: list[BlameBlock]) -> None:
     """Give each block its "blame before this change" link (one diff per commit)."""
     by_commit: dict[str, list[tuple[BlameBlock, BlameLine]]] = {}
@@ -97,7 +140,7 @@ def blame(request: HttpRequest, path: str) -> HttpResponse:
     blocks = blocks_of(lines)
     link_before(store, blocks)
     return render_page(request, "web/history/blame.html", {
-        "path": path, "blocks": blocks, "line_count": len(lines),
+        "path": path, "rows": block_rows(blocks, path), "line_count": len(lines),
         "commit_count": len({b.sha for b in blocks}), "file_href": file_url(path),
         "address": store.address_of(path), "rev": None if rev == "HEAD" else rev,
         "exists": rev == "HEAD" or store.file_at(path, "HEAD") is not None,

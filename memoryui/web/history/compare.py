@@ -56,12 +56,11 @@ def _pair(request: HttpRequest, target: str, scope: str = "") -> tuple[str, str]
 
 def _context(store: Store, a: str, b: str, split: bool) -> dict:
     full_a, full_b = commit_id(store, a), commit_id(store, b)
-    infos = [githistory.log(store.root, [], rev=s, limit=1, with_files=False)
-             for s in (full_a, full_b)]
+    by_sha = {r.info.sha: r for r in rows(githistory.commits(store.root, [full_a, full_b]))}
     base = {"from": full_a, "to": full_b}
     return {
-        "from_row": rows(infos[0])[0] if infos[0] else None,
-        "to_row": rows(infos[1])[0] if infos[1] else None,
+        "from_row": by_sha.get(full_a),
+        "to_row": by_sha.get(full_b),
         "from_sha": full_a, "to_sha": full_b, "split": split,
         "unified_href": "?" + urlencode(base),
         "split_href": "?" + urlencode({**base, "view": "split"}),

@@ -10,7 +10,9 @@ as a viewer, on a fresh copy of the corpus:
 - a commit's diff, unified and side by side; a file at a commit; blame; pending changes.
 
 Floors measured in the same run: `git log -1 -- <path>` and `git log -n50 -- <path>` for
-the same files, `git log -n50 --name-status` for the feed, `git show <sha>` for a commit.
+the same files, `git log -n50 --name-status` for the feed (with the same filter for a
+filtered feed: the scope's or world's folders, the actor's trailer, the dates, an older
+page's offset), `git show <sha>` for a commit.
 """
 
 from __future__ import annotations
@@ -104,6 +106,21 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
         "git blame --porcelain <hot file>": ("blame", "--porcelain", "HEAD", "--", hot),
         "git status --porcelain": ("status", "--porcelain", "--untracked-files=all"),
     }
+    # A filtered feed's floor is git's log with the same filter (what memoryui asks git
+    # for): the unfiltered log finds its 50 commits at once, a filter may walk far more.
+    from memoryui.store.history import _actor_args
+
+    log50 = ("log", "-n51", "--format=%H %an %at %B", "--name-status")
+    floors.update({
+        "git log -n50 --name-status -- <scope>": (
+            *log50, "--", *store.layout.pathspecs(None, scope)),
+        "git log -n50 --name-status -- <world>": (
+            *log50, "--", *store.layout.pathspecs("world", None)),
+        "git log -n50 --name-status --grep=<actor>": (*log50, *_actor_args(f"agent:{scope}")),
+        "git log -n50 --skip=500 --name-status": (*log50, "--skip=500"),
+        "git log -n50 --name-status --since --until": (
+            *log50, f"--since={t['since']}", f"--until={t['until']}"),
+    })
     measured = {name: _floor(_git(corpus, *args)) for name, args in floors.items()}
     for name in ("git log -1 -- <hot file>", "git log -n50 -- <hot file>",
                  "git log -n50 -- <cold file>"):
@@ -120,13 +137,18 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
          "git log -n50 -- <cold file>"),
         ("scope history", f"/s/{scope}/history/", {}, fifty),
         ("activity feed", "/activity/", {}, feed),
-        ("activity, older page (offset 500)", "/activity/?offset=500", {}, feed),
-        ("activity, actor=agent:<scope>", f"/activity/?actor=agent:{scope}", {}, feed),
-        ("activity, scope=<scope>", f"/activity/?scope={scope}", {}, feed),
-        ("activity, kind=world", "/activity/?kind=world", {}, feed),
+        ("activity, older page (offset 500)", "/activity/?offset=500", {},
+         "git log -n50 --skip=500 --name-status"),
+        ("activity, actor=agent:<scope>", f"/activity/?actor=agent:{scope}", {},
+         "git log -n50 --name-status --grep=<actor>"),
+        ("activity, scope=<scope>", f"/activity/?scope={scope}", {},
+         "git log -n50 --name-status -- <scope>"),
+        ("activity, kind=world", "/activity/?kind=world", {},
+         "git log -n50 --name-status -- <world>"),
         ("activity, date range", f"/activity/?since={t['since']}&until={t['until']}", {},
-         feed),
-        ("activity, htmx fragment", f"/activity/?scope={scope}", hx, feed),
+         "git log -n50 --name-status --since --until"),
+        ("activity, htmx fragment", f"/activity/?scope={scope}", hx,
+         "git log -n50 --name-status -- <scope>"),
         ("activity.atom", "/activity.atom", {}, feed),
         ("commit diff, unified", f"/commit/{sha}/", {}, "git show <sha>"),
         ("commit diff, split", f"/commit/{sha}/?view=split", {}, "git show <sha>"),

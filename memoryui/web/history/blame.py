@@ -19,10 +19,11 @@ from django.views.decorators.http import require_GET
 from memoryui.roles import VIEWER, require_role
 from memoryui.store import NotFound, Store
 from memoryui.store.blame import BlameLine, lines_before
-from memoryui.web.common import render_page, timefmt, web_errors
+from memoryui.web.common import render_page, web_errors
 from memoryui.web.links import file_url, link
 from memoryui.workspace import get_store
 
+from .rowhtml import actor_badge, time_tag
 from .rows import ActorView, checked_path
 
 
@@ -76,7 +77,7 @@ def block_rows(blocks: list[BlameBlock], path: str) -> SafeString:
         if b.uncommitted:
             cell = mark_safe('<span class="muted">Not committed yet</span>')
         else:
-            href, a = reverse("commit", args=[b.sha]), b.actor
+            href = reverse("commit", args=[b.sha])
             if b.before_href:
                 before = format_html('<a class="blame-before" href="{}" title="Blame the file '
                                      'as it was before {}">↶ blame before this change</a>',
@@ -88,12 +89,9 @@ def block_rows(blocks: list[BlameBlock], path: str) -> SafeString:
                 before = mark_safe("")
             cell = format_html(
                 '<div class="blame-info">\n<a class="mono sha" href="{}?path={}" title="{}">{}'
-                '</a>\n<a class="badge {} actor" href="{}" title="{}: {}">{}</a>\n'
-                '<time datetime="{}" title="{}">{}</time>\n</div>\n'
-                '<a class="blame-summary" href="{}" title="{}">{}</a>\n{}',
-                href, quote(path, safe="/"), b.sha, b.short, a.badge, a.href, a.label, a.raw,
-                a.name, timefmt.isotime(b.when), timefmt.fulltime(b.when),
-                timefmt.ago(b.when), href, b.summary, b.summary, before)
+                '</a>\n{}\n{}\n</div>\n<a class="blame-summary" href="{}" title="{}">{}</a>\n{}',
+                href, quote(path, safe="/"), b.sha, b.short, actor_badge(b.actor),
+                time_tag(b.when), href, b.summary, b.summary, before)
         out.append(format_html(
             '<tr id="L{0}" class="blame-start">\n<td class="blame-commit age-{1}" '
             'rowspan="{2}">\n{3}\n</td>\n<td class="ln"><a href="#L{0}">{0}</a></td>\n'

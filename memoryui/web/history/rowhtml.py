@@ -17,7 +17,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from memoryui.web.common import timefmt
 
-from .rows import CommitRow
+from .rows import ActorView, CommitRow
 
 STATUS_TITLE = {"A": "added", "D": "deleted", "R": "renamed"}
 PATH_BADGE = {"A": ('badge-ok', "created"), "D": ("badge-danger", "deleted"),
@@ -25,6 +25,18 @@ PATH_BADGE = {"A": ('badge-ok', "created"), "D": ("badge-danger", "deleted"),
 _KEEP = 4096
 _parts: OrderedDict[tuple[str, bool], tuple[SafeString, SafeString, SafeString]] = OrderedDict()
 _lock = Lock()
+
+
+def actor_badge(a: ActorView) -> SafeString:
+    """`_actor.html` in Python: an actor's badge linking to its activity."""
+    return format_html('<a class="badge {} actor" href="{}" title="{}: {}">{}</a>',
+                       a.badge, a.href, a.label, a.raw, a.name)
+
+
+def time_tag(when: object) -> SafeString:
+    """`_time.html` in Python: the relative time, the absolute one on hover."""
+    return format_html('<time datetime="{}" title="{}">{}</time>', timefmt.isotime(when),
+                       timefmt.fulltime(when), timefmt.ago(when))
 
 
 def _fixed(row: CommitRow, with_files: bool) -> tuple[SafeString, SafeString, SafeString]:
@@ -37,8 +49,7 @@ def _fixed(row: CommitRow, with_files: bool) -> tuple[SafeString, SafeString, Sa
     info, a = row.info, row.actor
     body = format_html('<details class="commit-body"><summary>More</summary><pre>{}</pre>'
                        "</details>", info.body) if info.body else mark_safe("")
-    badges = format_html('<a class="badge {} actor" href="{}" title="{}: {}">{}</a>',
-                         a.badge, a.href, a.label, a.raw, a.name)
+    badges = actor_badge(a)
     badges += format_html_join("", '\n<span class="badge badge-tool" title="Tool">{}</span>',
                                ((t,) for t in row.tools))
     if a.kind != "git" and info.author != a.name:
@@ -74,9 +85,7 @@ def commit_item(row: CommitRow, *, path: str | None, compare_pick: bool, can_cur
     if row.via_remote:
         meta += mark_safe('\n<span class="badge badge-remote" title="Made elsewhere: this '
                           'commit arrived via the git remote">via remote</span>')
-    meta += format_html('\n<span class="muted">committed <time datetime="{}" title="{}">{}'
-                        "</time></span>", timefmt.isotime(row.when),
-                        timefmt.fulltime(row.when), timefmt.ago(row.when))
+    meta += format_html('\n<span class="muted">committed {}</span>', time_tag(row.when))
     if path and row.status in PATH_BADGE:
         cls, text = PATH_BADGE[row.status]
         meta += format_html('\n<span class="badge{}">{}</span>', f" {cls}" if cls else "", text)

@@ -198,14 +198,37 @@ def log(root: Path, pathspecs: list[str] | None = None, *, actor: str | None = N
     return _parse_log(raw, with_files)
 
 
-def commits(root: Path, shas: list[str]) -> list[CommitInfo]:
+def commits(root: Path, shas: list[str],
+            repo: pygit2.Repository | None = None) -> list[CommitInfo]:
     """These commits (full ids), in this order, without their files: one `git log
-    --no-walk` for all (the compare page's two rows cost two git processes before)."""
+    --no-walk` for all, or with `repo`, a few read by libgit2 (no process at all: the
+    compare page's two rows cost more than the diff they head)."""
     if not shas:
         return []
+    if repo is not None and len(shas) <= FEW_COMMITS:
+        return [info for sha in dict.fromkeys(shas)  # once each, as git log lists them
+                if (info := _read_commit(repo, sha)) is not None]
     raw = run_git(root, "log", "-z", f"--format={LOG_FORMAT}", "--no-color",
                   "--no-walk=unsorted", *shas, "--", check=False)
     return _parse_log(raw, with_files=False)
+
+
+def _read_commit(repo: pygit2.Repository, sha: str) -> CommitInfo | None:
+    """One commit as `git log --format=LOG_FORMAT` reads it (author as written, not
+    mailmapped; text as UTF-8)."""
+    try:
+        c = repo[sha] if _SHA.match(sha) else None
+    except (KeyError, ValueError):
+        return None
+    if not isinstance(c, pygit2.Commit):
+        return None
+    author = c.author
+    return CommitInfo(str(c.id), [str(p) for p in c.parent_ids], _utf8(author.raw_name),
+                      _utf8(author.raw_email), author.time, _utf8(c.raw_message))
+
+
+def _utf8(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace")
 
 
 def _actor_args(actor: str | None) -> list[str]:

@@ -300,16 +300,25 @@ def test_many_commits_read_by_git_say_what_libgit2_reads(tmp_path) -> None:
 
 
 def test_commits_reads_given_commits_in_the_order_asked(tmp_path: Path) -> None:
-    """The compare page's two rows come from one git call: each commit as `log` reads it,
-    in the order asked, whether older first or the same one twice."""
+    """The compare page's two rows come from one git call (or libgit2, given the repo):
+    each commit as `log` reads it, in the order asked, whether older first or the same one
+    twice, a commit made by hand with a non-ASCII author and a multi-line message too."""
     from memoryui.store import history as h
 
     store = Store(tmp_path / "ws")
     store.write(MEM, "one\n", actor=Actor.agent("ops-bot"), tool="reflect")
     store.write(MEM, "two\n", actor=Actor.user("alice"), tool="edit")
-    new, old = h.log(store.root, with_files=False)
-    got = h.commits(store.root, [old.sha, new.sha])
-    assert [(c.sha, c.author, c.subject) for c in got] == \
-        [(c.sha, c.author, c.subject) for c in (old, new)]
-    assert [c.sha for c in h.commits(store.root, [new.sha, new.sha])] == [new.sha]
-    assert h.commits(store.root, []) == []
+    (store.root / "notes.md").write_text("by hand\n")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Zoë Ångström", "GIT_AUTHOR_EMAIL": "zoe@x.test",
+           "GIT_COMMITTER_NAME": "c", "GIT_COMMITTER_EMAIL": "c@x.test"}
+    subprocess.run(["git", "add", "notes.md"], cwd=store.root, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", "By hand\n\nwith a body\n\nSigned-off-by: Z <z@x>"],
+                   cwd=store.root, check=True, env=env)
+    hand, new, old = h.log(store.root, with_files=False)
+    for repo in (None, store.git.repo):
+        got = h.commits(store.root, [old.sha, hand.sha, new.sha], repo)
+        assert got == [old, hand, new]  # every field: ids, parents, author, time, message
+        assert got[1].author == "Zoë Ångström" and got[1].trailers["Signed-off-by"]
+        assert [c.sha for c in h.commits(store.root, [new.sha, new.sha], repo)] == [new.sha]
+        assert h.commits(store.root, ["0" * 40], repo) == []
+        assert h.commits(store.root, [], repo) == []

@@ -175,6 +175,34 @@ def test_sidebar_expands_only_the_current_scope(ws, viewer):
     assert [a["href"] for a in current] == ["/f/" + daily("ops-bot", "2026-03-01")]
 
 
+def test_the_sidebar_written_once_shows_each_page_its_place_and_every_change(ws, viewer):
+    """The sidebar's markup is reused between pages (sidebar_html): each page still marks
+    its own file, and a write, an outside edit or a deletion shows on the next page."""
+    def side(url: str) -> str:
+        html = viewer.get(url).content.decode()
+        return html.split('class="sidebar"', 1)[1].split("</aside>", 1)[0]
+
+    def current(url: str) -> list[str]:
+        return [a["href"] for t, a in tags(side(url)) if t == "a" and a.get("aria-current")]
+
+    day = daily("ops-bot", "2026-03-01")
+    for _ in range(2):  # the second round is served from the kept markup
+        assert current("/f/" + day) == ["/f/" + day]
+        assert current("/f/" + NOTE) == ["/f/" + NOTE]
+        assert current("/s/ops-bot/") == ["/s/ops-bot/"]
+        assert current("/history/" + NOTE) == ["/f/" + NOTE]
+    new_note = "agents/ops-bot/memory/notes/oncall.md"
+    ws.write(new_note, "# On call\n", actor=OPS, tool="memory_write")
+    assert "/f/" + new_note in hrefs(side("/f/" + day))
+    ws.write("memory/world/vendors.md", "# Vendors\n", actor=ALICE, tool="update_world")
+    assert "/f/memory/world/vendors.md" in hrefs(side("/f/" + day))
+    (ws.root / "agents/ops-bot/memory/notes/outside.md").write_text("# Outside\n")
+    ws.tree_model.touch("agents/ops-bot/memory/notes/outside.md")  # as the watcher says
+    assert "/f/agents/ops-bot/memory/notes/outside.md" in hrefs(side("/f/" + day))
+    ws.delete(new_note, actor=ALICE, tool="delete")
+    assert "/f/" + new_note not in hrefs(side("/f/" + day))
+
+
 def test_sidebar_helper_for_other_pages(ws):
     ctx = hierarchy.sidebar(ws, scope="research-agent")["sidebar"]
     assert ctx["scope"].name == "research-agent"
@@ -371,7 +399,8 @@ def test_agent_cut_rules():
 
 def my_templates() -> list[Path]:
     return [*sorted((TEMPLATES / "web" / "browse").glob("*.html")),
-            TEMPLATES / "web" / "_sidebar.html", TEMPLATES / "registration" / "login.html",
+            TEMPLATES / "web" / "_sidebar.html", TEMPLATES / "web" / "_hierarchy.html",
+            TEMPLATES / "registration" / "login.html",
             TEMPLATES / "403.html"]
 
 

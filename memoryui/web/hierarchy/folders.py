@@ -15,8 +15,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from django.template.loader import get_template
 from django.utils.html import format_html
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
 
 from memoryui.store import Kind, Store, StoreError, walk
 from memoryui.web.links import scope_url
@@ -29,6 +30,9 @@ _shared: OrderedDict[tuple[str, str], tuple[int, Hierarchy]] = OrderedDict()
 SCOPE_CACHE = 64
 _scopes: OrderedDict[tuple[str, str, str], tuple[int, ScopeNode | None]] = OrderedDict()
 _shared_lock = threading.Lock()
+# The sidebar's markup by listing and place, each with the listings it was rendered from.
+RENDERED_KEEP = 32
+_rendered: OrderedDict[tuple, tuple[Hierarchy, ScopeNode | None, SafeString]] = OrderedDict()
 
 
 def _address(store: Store, path: str) -> object:
@@ -209,3 +213,31 @@ def sidebar(store: Store, current_path: str | None = None, scope: str | None = N
         "current_month": current_month or "",
         "scope": node,
     }}
+
+
+def sidebar_html(sb: dict[str, Any], url_name: str | None) -> SafeString:
+    """The sidebar's markup (web/_hierarchy.html) for `sidebar()`'s context on the page
+    named `url_name`, rendered once per listing and place and then reused.
+
+    The listings never change once made (a change makes new ones, copy on write), so the
+    markup is keyed by their identity and kept with them: an entry is reused only while it
+    holds the very objects asked about. The saved overview of a first look is not kept.
+    """
+    h, node = sb["h"], sb["scope"]
+    key = (id(h), id(node), sb["current_path"], sb["current_scope"], sb["current_kind"],
+           sb["current_month"], url_name)
+    keep = h.saved_at is None
+    if keep:
+        with _shared_lock:
+            hit = _rendered.get(key)
+        if hit is not None and hit[0] is h and hit[1] is node:
+            return hit[2]
+    html = mark_safe(get_template("web/_hierarchy.html").render(
+        {"sidebar": sb, "url_name": url_name}))
+    if keep:
+        with _shared_lock:
+            _rendered[key] = (h, node, html)
+            _rendered.move_to_end(key)
+            while len(_rendered) > RENDERED_KEEP:
+                _rendered.popitem(last=False)
+    return html

@@ -56,7 +56,8 @@ def _pair(request: HttpRequest, target: str, scope: str = "") -> tuple[str, str]
 
 def _context(store: Store, a: str, b: str, split: bool) -> dict:
     full_a, full_b = commit_id(store, a), commit_id(store, b)
-    by_sha = {r.info.sha: r for r in rows(githistory.commits(store.root, [full_a, full_b]))}
+    by_sha = {r.info.sha: r for r in rows(githistory.commits(store.root, [full_a, full_b],
+                                                     store.git.repo))}
     base = {"from": full_a, "to": full_b}
     return {
         "from_row": by_sha.get(full_a),

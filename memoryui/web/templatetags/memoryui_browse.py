@@ -45,6 +45,15 @@ def sidebar(context: template.Context, path: str | None = None,
     return ctx
 
 
+@register.simple_tag(takes_context=True)
+def sidebar_tree(context: template.Context) -> str:
+    """web/_sidebar.html's markup: the hierarchy as `hierarchy.sidebar()` put it in the
+    context, marked for the page's URL name (rendered once per listing and place)."""
+    request = context.get("request")
+    match = getattr(request, "resolver_match", None)
+    return hierarchy.sidebar_html(context["sidebar"], getattr(match, "url_name", None))
+
+
 register.filter("ago", timefmt.ago)
 register.filter("isotime", timefmt.isotime)
 register.filter("fulltime", timefmt.fulltime)

@@ -123,6 +123,36 @@ def test_viewer_sees_the_queue_but_no_actions_and_cannot_act(client_as, seeded) 
                       HTTP_HX_REQUEST="true").status_code == 200
 
 
+def test_every_link_of_a_card_opens_its_action_for_that_entry(client_as, seeded) -> None:
+    """A card's links (tags.card_links): neighbours, promote, and each promotion target,
+    each a plain link back to this queue and an htmx request into the card's own slot."""
+    import html as html_mod
+    from urllib.parse import parse_qs, urlsplit
+
+    from memoryui.review import dom_id
+
+    client = client_as("curator")
+    url = queue_url()
+    page = client.get(url).content.decode()
+    key, slot = seeded["ops3"], dom_id(seeded["ops3"])
+    card = page.split(f'id="{slot}"', 1)[1].split("</li>", 1)[0]
+    links = [(html_mod.unescape(h), html_mod.unescape(x)) for h, x in
+             re.findall(r'<a [^>]*href="(/review/[^"]+)" hx-get="([^"]+)"', card)]
+    assert len(links) == 6  # neighbours, promote, and the menu's four targets
+    kinds = []
+    for href, hx in links:
+        plain, htmx = parse_qs(urlsplit(href).query), parse_qs(urlsplit(hx).query)
+        assert plain["entry"] == htmx["entry"] == [key]
+        assert plain["next"] == [url] and "next" not in htmx
+        assert plain.get("kind") == htmx.get("kind")
+        if "kind" in plain:
+            kinds.append(plain["kind"][0])
+            assert htmx["slot"] == [slot]
+        assert client.get(href).status_code == 200
+        assert client.get(hx, HTTP_HX_REQUEST="true").status_code == 200
+    assert kinds == ["memory", "memory", "global", "world", "skill"]
+
+
 def test_anonymous_is_sent_to_sign_in(client, seeded) -> None:
     r = client.get("/review/")
     assert r.status_code == 302 and r["Location"].startswith("/accounts/login/")

@@ -6,9 +6,11 @@ Plain Python: no Django.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from memoryui.store import ABSENT, Kind, Store, names, skills, walk
+from memoryui.store.kept import kept, under
 from memoryui.store.layout import KIND_LABELS
 
 from .errors import ReviewError
@@ -96,10 +98,22 @@ def existing_names(store: Store, kind: Kind) -> list[str]:
     """Names of the world topics or skills that exist (for the target choosers).
 
     One walk of the kind's folder (two levels: a skill is `skills/<name>/SKILL.md`),
-    keeping what the layout calls that kind; symbolic links are never listed.
+    keeping what the layout calls that kind; symbolic links are never listed. Kept until
+    a change reaches the folder (every review page shows them: 15 ms a walk of 2,000
+    world topics).
     """
     folder = store.layout.folder(kind)
-    if folder is None or (folder and walk.link_in_path(store.root, folder) is not None):
+    if folder is None:
+        return []
+    return list(kept(store, _names, (str(store.root), store.layout.key, kind.value),
+                     lambda: _names_in(store, kind, folder), under(folder), 8))
+
+
+_names: OrderedDict[tuple[str, str, str], tuple[int, list[str]]] = OrderedDict()
+
+
+def _names_in(store: Store, kind: Kind, folder: str) -> list[str]:
+    if folder and walk.link_in_path(store.root, folder) is not None:
         return []
     found = set()
     for e in walk.walk(store.root, folder, depth=2):

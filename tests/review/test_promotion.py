@@ -73,6 +73,42 @@ def test_into_global_memory_a_new_world_topic_and_a_new_skill(store, ledger, ent
     assert Promotion.objects.count() == 3
 
 
+def test_target_names_and_shared_files_are_kept_only_until_something_there_changes(
+        store: Store) -> None:
+    """The choosers' names and the world files "already known" reads are kept between
+    pages (store/kept.py): a write, an outside edit, a deletion and a commit made by hand
+    all show on the next ask; a daily entry leaves them as they were."""
+    import os
+    import subprocess
+
+    from memoryui.review.similar import shared_files
+
+    store.write("memory/world/people.md", "# People\n", actor=LEAD, tool="edit")
+    store.tree()
+    assert store.tree_model.wait_for(lambda: store.tree_model.listed, 60)
+    assert review.existing_names(store, Kind.WORLD) == ["people"]
+    first = shared_files(store)
+    log(store, "ops-bot", D, "09:15", "Canary at 5% caught the bad build.")
+    assert review.existing_names(store, Kind.WORLD) == ["people"]
+    assert shared_files(store) == first
+    store.write("memory/world/vendors.md", "# Vendors\n", actor=LEAD, tool="edit")
+    assert review.existing_names(store, Kind.WORLD) == ["people", "vendors"]
+    (store.root / "memory/world/people.md").write_text("# People\n\nAlice leads.\n")
+    store.tree_model.touch("memory/world/people.md")  # as the file watcher reports it
+    sizes = dict(shared_files(store))
+    assert sizes["memory/world/people.md"][1] == len("# People\n\nAlice leads.\n")
+    store.delete("memory/world/vendors.md", actor=LEAD, tool="delete")
+    assert review.existing_names(store, Kind.WORLD) == ["people"]
+    (store.root / "skills/by-hand").mkdir(parents=True)
+    (store.root / "skills/by-hand/SKILL.md").write_text(
+        "---\nname: by-hand\ndescription: Made by hand. Use when testing.\n---\n\nBody\n")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "h", "GIT_AUTHOR_EMAIL": "h@x.test",
+           "GIT_COMMITTER_NAME": "h", "GIT_COMMITTER_EMAIL": "h@x.test"}
+    subprocess.run(["git", "add", "-A"], cwd=store.root, check=True, env=env)
+    subprocess.run(["git", "commit", "-qm", "by hand"], cwd=store.root, check=True, env=env)
+    assert review.existing_names(store, Kind.SKILL) == ["by-hand"]
+
+
 def test_stale_target_is_a_conflict_and_nothing_is_written_or_recorded(store, ledger,
                                                                       entries) -> None:
     target = review.make_target(store, "memory", "ops-bot")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
 from typing import Any
 
 from django.template.loader import get_template
@@ -20,6 +19,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from memoryui.store import Kind, Store, StoreError, walk
+from memoryui.store.kept import kept, under
 from memoryui.web.links import scope_url
 
 from .model import Hierarchy, ScopeNode, new_item
@@ -29,7 +29,7 @@ _addresses: dict[tuple[str, str], object] = {}
 _shared: OrderedDict[tuple[str, str], tuple[int, Hierarchy]] = OrderedDict()
 SCOPE_CACHE = 64
 _scopes: OrderedDict[tuple[str, str, str], tuple[int, ScopeNode | None]] = OrderedDict()
-_shared_lock = threading.Lock()
+_rendered_lock = threading.Lock()
 # The sidebar's markup by listing and place, each with the listings it was rendered from.
 RENDERED_KEEP = 32
 _rendered: OrderedDict[tuple, tuple[Hierarchy, ScopeNode | None, SafeString]] = OrderedDict()
@@ -59,46 +59,15 @@ def _listing(store: Store, folder: str, *, depth: int | None = None) -> list[wal
     return list(walk.walk(store.root, folder, depth=depth))
 
 
-def _kept(store: Store, cache: OrderedDict, key: tuple, list_: Callable[[], Any],
-          reaches: Callable[[Any, str], bool], keep: int) -> Any:
-    """A listing kept across requests with the tree model's version it was made at, listed
-    again only when a path the model took in since then `reaches` it. Before the tree is
-    first held (a first page after a start) it is listed now and the tree in the background:
-    no page waits for the whole tree."""
-    model = store.tree_model
-    if not model.listed:
-        model.list_in_background()
-        return list_()
-    store.tree()  # take in what changed since the last request, numbered by the model
-    version = model.version
-    with _shared_lock:
-        cached = cache.get(key)
-    if cached is not None:
-        seen, value = cached
-        changed = set() if seen == version else model.changed_since(seen)
-        if changed is None or any(reaches(value, p) for p in changed):
-            cached = None
-    if cached is None:
-        value = list_()
-    with _shared_lock:
-        cache[key] = (version, value)
-        cache.move_to_end(key)
-        while len(cache) > keep:
-            cache.popitem(last=False)
-    return value
-
-
 def scope_node(store: Store, scope: str) -> ScopeNode | None:
     """One scope's files, sizes and last changes, listing only its own folder.
 
     None when the scope has no folder. Listed again only after the tree model took in a
     change below the scope's folder (the last SCOPE_CACHE scopes asked for are kept).
     """
-    prefix = store.layout.scope_prefix(scope)
-    return _kept(store, _scopes, (str(store.root), store.layout.key, scope),
-                 lambda: _list_scope(store, scope),
-                 lambda _node, p: p.startswith(prefix) or prefix.startswith(p.rstrip("/") + "/"),
-                 SCOPE_CACHE)
+    return kept(store, _scopes, (str(store.root), store.layout.key, scope),
+                lambda: _list_scope(store, scope), under(store.layout.scope_prefix(scope)),
+                SCOPE_CACHE)
 
 
 def _list_scope(store: Store, scope: str) -> ScopeNode | None:
@@ -117,8 +86,8 @@ def _list_scope(store: Store, scope: str) -> ScopeNode | None:
 def shared(store: Store) -> Hierarchy:
     """World topics, global memory, skills and directives outside any scope, plus the scope
     names: what every page's sidebar shows (listed again only after a change there)."""
-    return _kept(store, _shared, (str(store.root), store.layout.key),
-                 lambda: _list_shared(store), lambda h, p: _reaches_shared(store, h, p), 8)
+    return kept(store, _shared, (str(store.root), store.layout.key),
+                lambda: _list_shared(store), lambda h, p: _reaches_shared(store, h, p), 8)
 
 
 def _reaches_shared(store: Store, h: Hierarchy, path: str) -> bool:
@@ -228,14 +197,14 @@ def sidebar_html(sb: dict[str, Any], url_name: str | None) -> SafeString:
            sb["current_month"], url_name)
     keep = h.saved_at is None
     if keep:
-        with _shared_lock:
+        with _rendered_lock:
             hit = _rendered.get(key)
         if hit is not None and hit[0] is h and hit[1] is node:
             return hit[2]
     html = mark_safe(get_template("web/_hierarchy.html").render(
         {"sidebar": sb, "url_name": url_name}))
     if keep:
-        with _shared_lock:
+        with _rendered_lock:
             _rendered[key] = (h, node, html)
             _rendered.move_to_end(key)
             while len(_rendered) > RENDERED_KEEP:

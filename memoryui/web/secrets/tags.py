@@ -4,6 +4,7 @@ overview count with `{% secrets_count %}`), read from the flagged record, never 
 from __future__ import annotations
 
 from django import template
+from django.template.loader import get_template
 
 from memoryui.roles import ADMIN, CURATOR, has_role
 from memoryui.workspace import get_store
@@ -19,19 +20,21 @@ def findings_for(path: str, first: int | None = None, last: int | None = None) -
     return found
 
 
-@register.inclusion_tag("web/secrets/_warning.html", takes_context=True)
+@register.simple_tag(takes_context=True)
 def secret_warning(context: template.Context, path: str, first: int | None = None,
-                   last: int | None = None, compact: bool = False) -> dict:
+                   last: int | None = None, compact: bool = False) -> str:
+    """web/secrets/_warning.html for the findings, rendered only when there are some (a
+    review page asks once per entry card)."""
     found = findings_for(path, first, last)
+    if not found:
+        return ""
     user = getattr(context.get("request"), "user", None)
-    version = None
-    if found and not compact:
-        version = get_store().read_versioned(path)[1]
-    return {"path": path, "findings": found, "compact": compact, "version": version,
-            "kinds": sorted({f.kind for f in found}),
-            "can_remove": bool(found) and has_role(user, CURATOR),
-            "can_allow": bool(found) and has_role(user, ADMIN),
-            "csrf_token": context.get("csrf_token"), "request": context.get("request")}
+    version = None if compact else get_store().read_versioned(path)[1]
+    return get_template("web/secrets/_warning.html").render({
+        "path": path, "findings": found, "compact": compact, "version": version,
+        "kinds": sorted({f.kind for f in found}),
+        "can_remove": has_role(user, CURATOR), "can_allow": has_role(user, ADMIN),
+        "csrf_token": context.get("csrf_token"), "request": context.get("request")})
 
 
 @register.inclusion_tag("web/secrets/_count.html")

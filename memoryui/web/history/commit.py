@@ -17,7 +17,13 @@ from memoryui.roles import VIEWER, require_role
 from memoryui.store import ABSENT, InvalidName, NotFound, names
 from memoryui.store import history as githistory
 from memoryui.store.history import CommitInfo
-from memoryui.web.common import BadInput, fragment_or_page, render_page, web_errors
+from memoryui.web.common import (
+    BadInput,
+    fragment_or_page,
+    is_fragment,
+    render_page,
+    web_errors,
+)
 from memoryui.web.diffsource import diff_source
 from memoryui.web.diffview import file_views
 from memoryui.web.links import file_url
@@ -58,15 +64,20 @@ def commit(request: HttpRequest, sha: str) -> HttpResponse:
     split = query.cleaned_data["view"] == "split"
     only = query.cleaned_data["path"]
     if only:
-        infos = githistory.log(store.root, [], rev=full, limit=1)
-        if not infos:
+        # The commit read by libgit2 and its one file's diff: a history page's "compare
+        # with previous" fragment starts no git process (starting one cost more than the
+        # diff). The full page's commit row lists every file: that one comes from git log.
+        found = githistory.commits(store.root, [full], store.git.repo)
+        if not found:
             raise Http404("no such commit")
-        detail = infos[0]
-        if not any(only in (fc.path, fc.old_path) for fc in detail.files):
-            raise NotFound(f"commit {detail.short} does not change {only}")
+        detail = found[0]
         parent = detail.parents[0] if detail.parents else EMPTY_TREE
         diffs = [d for d in githistory.diff(store.root, parent, detail.sha, only)
                  if only in (d.path, d.old_path)]
+        if not diffs:
+            raise NotFound(f"commit {detail.short} does not change {only}")
+        if not is_fragment(request):
+            detail.files = githistory.log(store.root, [], rev=full, limit=1)[0].files
     else:
         detail = store.commit(full)
         if detail is None:

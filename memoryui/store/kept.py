@@ -43,11 +43,16 @@ def kept(store: Store, cache: OrderedDict, key: tuple, list_: Callable[[], T],
     if cached is None:
         value = list_()
     with _lock:
-        cache[key] = (version, value)
-        cache.move_to_end(key)
-        while len(cache) > keep:
-            cache.popitem(last=False)
+        put(cache, key, (version, value), keep)
     return value
+
+
+def put(cache: OrderedDict, key: object, value: object, keep: int) -> None:
+    """`cache[key] = value` as the newest of at most `keep` (the caller holds its lock)."""
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > keep:
+        cache.popitem(last=False)
 
 
 def under(folder: str) -> Callable[[Any, str], bool]:

@@ -19,7 +19,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from memoryui.store import Kind, Store, StoreError, walk
-from memoryui.store.kept import kept, under
+from memoryui.store.kept import kept, put, under
 from memoryui.web.links import scope_url
 
 from .model import Hierarchy, ScopeNode, new_item
@@ -205,8 +205,5 @@ def sidebar_html(sb: dict[str, Any], url_name: str | None) -> SafeString:
         {"sidebar": sb, "url_name": url_name}))
     if keep:
         with _rendered_lock:
-            _rendered[key] = (h, node, html)
-            _rendered.move_to_end(key)
-            while len(_rendered) > RENDERED_KEEP:
-                _rendered.popitem(last=False)
+            put(_rendered, key, (h, node, html), RENDERED_KEEP)
     return html

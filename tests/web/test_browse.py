@@ -201,6 +201,9 @@ def test_the_sidebar_written_once_shows_each_page_its_place_and_every_change(ws,
     assert "/f/agents/ops-bot/memory/notes/outside.md" in hrefs(side("/f/" + day))
     ws.delete(new_note, actor=ALICE, tool="delete")
     assert "/f/" + new_note not in hrefs(side("/f/" + day))
+    # markup of an older shared listing is let go, not kept pinning that listing
+    from memoryui.web.hierarchy import folders
+    assert all(was is folders.shared(ws) for was, _n, _m in folders._rendered.values())
 
 
 def test_sidebar_helper_for_other_pages(ws):

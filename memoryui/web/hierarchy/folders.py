@@ -190,7 +190,8 @@ def sidebar_html(sb: dict[str, Any], url_name: str | None) -> SafeString:
 
     The listings never change once made (a change makes new ones, copy on write), so the
     markup is keyed by their identity and kept with them: an entry is reused only while it
-    holds the very objects asked about. The saved overview of a first look is not kept.
+    holds the very objects asked about, and entries of an older shared listing are dropped
+    (they would pin it). The saved overview of a first look is not kept.
     """
     h, node = sb["h"], sb["scope"]
     key = (id(h), id(node), sb["current_path"], sb["current_scope"], sb["current_kind"],
@@ -205,5 +206,8 @@ def sidebar_html(sb: dict[str, Any], url_name: str | None) -> SafeString:
         {"sidebar": sb, "url_name": url_name}))
     if keep:
         with _rendered_lock:
+            # what an older shared listing rendered is never asked for again: let it go
+            for stale in [k for k, (was, _n, _m) in _rendered.items() if was is not h]:
+                del _rendered[stale]
             put(_rendered, key, (h, node, html), RENDERED_KEEP)
     return html

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections import Counter, OrderedDict, defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,10 +29,10 @@ from typing import TypeVar
 from rapidfuzz import fuzz
 
 from memoryui.store import InvalidName, Kind, Store, walk
-from memoryui.store.kept import kept, under
 from memoryui.store.promote import fence_map
 
 from .entries import stamp_of
+from .targets import kind_files
 
 DEFAULT_THRESHOLD = 88
 MIN_TOKENS = 4
@@ -320,22 +320,8 @@ def shared_files(store: Store) -> list[tuple[str, tuple[float, int]]]:
             found += _stamped(store, store.path_for(Kind.GLOBAL))
         except (InvalidName, ValueError, KeyError):
             pass
-    folder = store.layout.folder(Kind.WORLD)
-    if folder is not None:
-        found += kept(store, _world, (str(store.root), store.layout.key),
-                      lambda: _world_files(store, folder), under(folder), 8)
-    return found
-
-
-_world: OrderedDict[tuple[str, str], tuple[int, list]] = OrderedDict()
-
-
-def _world_files(store: Store, folder: str) -> list[tuple[str, tuple[float, int]]]:
-    found = []
-    for e in walk.walk(store.root, folder, depth=2):
-        addr = store.address_of(e.path)
-        if addr is not None and addr.kind == Kind.WORLD and addr.scope is None:
-            found.append((e.path, (e.mtime, e.size)))
+    found += [(path, (mtime, size))
+              for path, _name, mtime, size in kind_files(store, Kind.WORLD)]
     return found
 
 

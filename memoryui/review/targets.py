@@ -95,29 +95,33 @@ def make_target(store: Store, kind: str, scope: str | None = None,
 
 
 def existing_names(store: Store, kind: Kind) -> list[str]:
-    """Names of the world topics or skills that exist (for the target choosers).
+    """Names of the world topics or skills that exist (for the target choosers)."""
+    return sorted({name for _path, name, _mtime, _size in kind_files(store, kind) if name})
 
-    One walk of the kind's folder (two levels: a skill is `skills/<name>/SKILL.md`),
-    keeping what the layout calls that kind; symbolic links are never listed. Kept until
-    a change reaches the folder (every review page shows them: 15 ms a walk of 2,000
-    world topics).
-    """
+
+def kind_files(store: Store, kind: Kind) -> list[tuple[str, str | None, float, int]]:
+    """(path, name, mtime, size) of each file the layout calls `kind` outside any scope:
+    one walk of the kind's folder (two levels: a skill is `skills/<name>/SKILL.md`), never
+    through a symbolic link. Kept until a change reaches the folder: every review page asks
+    (the choosers' names, the world files "already known" reads), and a walk of 2,000
+    world topics took 15 ms."""
     folder = store.layout.folder(kind)
     if folder is None:
         return []
-    return list(kept(store, _names, (str(store.root), store.layout.key, kind.value),
-                     lambda: _names_in(store, kind, folder), under(folder), 8))
+    return kept(store, _files, (str(store.root), store.layout.key, kind.value),
+                lambda: _walk_kind(store, kind, folder), under(folder), 8)
 
 
-_names: OrderedDict[tuple[str, str, str], tuple[int, list[str]]] = OrderedDict()
+_files: OrderedDict[tuple[str, str, str], tuple[int, list]] = OrderedDict()
 
 
-def _names_in(store: Store, kind: Kind, folder: str) -> list[str]:
+def _walk_kind(store: Store, kind: Kind, folder: str
+               ) -> list[tuple[str, str | None, float, int]]:
     if folder and walk.link_in_path(store.root, folder) is not None:
         return []
-    found = set()
+    found = []
     for e in walk.walk(store.root, folder, depth=2):
         addr = store.address_of(e.path)
-        if addr is not None and addr.kind == kind and addr.scope is None and addr.name:
-            found.add(addr.name)
-    return sorted(found)
+        if addr is not None and addr.kind == kind and addr.scope is None:
+            found.append((e.path, addr.name, e.mtime, e.size))
+    return found

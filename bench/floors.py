@@ -55,8 +55,9 @@ def _durable_writes(folder: Path, k: int, n: int, processes: int, rate: float, s
     data, lat = b"x" * size, []
     for i in range(k, n, processes):
         due = start + i / rate
-        if due > time.time():
-            time.sleep(due - time.time())
+        wait = due - time.time()  # (read once: it may pass zero between two reads)
+        if wait > 0:
+            time.sleep(wait)
         sub = folder / f"s{i % 5}"
         sub.mkdir(parents=True, exist_ok=True)
         tmp = sub / f".f.{k}.tmp"

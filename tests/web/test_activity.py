@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
 
+from memoryui.store import Actor
 from memoryui.web.history import activity
 from tests.web.test_history import ALICE, DAILY, MEM, WORLD, Seeded, ids_in, seed
 
@@ -126,6 +128,46 @@ def test_activity_form_works_without_javascript(client_as, seeded):
     assert '<option value="ops-bot" selected>' in html
     assert '<option value="memory" selected>' in html
     assert '<option value="agent:ops-bot">' in html  # actor suggestions
+
+
+def _choices(html: str) -> tuple[list[str], list[str], list[str]]:
+    """The scope filter's options, the selected one(s), and the actor suggestions."""
+    select = html.split('<select id="f-scope" name="scope">', 1)[1].split("</select>", 1)[0]
+    datalist = html.split('<datalist id="actor-choices">', 1)[1].split("</datalist>", 1)[0]
+    return (re.findall(r'<option value="([^"]*)"', select),
+            re.findall(r'<option value="([^"]*)" selected>', select),
+            re.findall(r'<option value="([^"]*)"></option>', datalist))
+
+
+def test_the_filters_offer_every_scope_and_person_as_they_are_now(client_as, seeded,
+                                                                    make_user):
+    """The choices' markup is kept between pages: a new scope, an outside one, a new
+    person and the filter in use all show on the next page."""
+    client = client_as("viewer")
+    scopes, selected, actors = _choices(client.get("/activity/").content.decode())
+    assert scopes == ["", "billing-agent", "ops-bot"] and selected == []
+    assert actors[:2] == ["agent:billing-agent", "agent:ops-bot"]
+    assert [a for a in actors if a.startswith("user:")]  # the signed-in viewer at least
+
+    seeded.store.append("agents/new-bot/memory/daily/2026-01-09.md", "\n## 09:00\n\nhi\n",
+                        header="# 2026-01-09\n", actor=Actor.agent("new-bot"),
+                        tool="remember")
+    outside = seeded.store.root / "agents" / "zz-outside" / "memory"
+    outside.mkdir(parents=True)
+    (outside / "MEMORY.md").write_text("# made by hand\n")
+    seeded.store.tree_model.touch("agents/zz-outside/memory/MEMORY.md")  # as the watcher says
+    make_user("curator", "zed")
+    scopes, selected, actors = _choices(
+        client.get("/activity/?scope=ops-bot").content.decode())
+    assert scopes == ["", "billing-agent", "new-bot", "ops-bot", "zz-outside"]
+    assert selected == ["ops-bot"]
+    assert "agent:new-bot" in actors and "agent:zz-outside" in actors and "user:zed" in actors
+
+    # a scope with no folder stays shown as the filter in use, escaped like any value
+    scopes, selected, _ = _choices(client.get("/activity/?scope=gone-bot").content.decode())
+    assert scopes[-1] == "gone-bot" and selected == ["gone-bot"]
+    html = client.get("/activity/?actor=%3Cb%3E").content.decode()
+    assert "<b>" not in html.split('<datalist id="actor-choices">', 1)[1].split("</datalist>")[0]
 
 
 def parse_feed(body: bytes) -> ET.Element:

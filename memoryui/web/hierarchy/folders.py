@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from django.template.loader import get_template
@@ -127,14 +128,21 @@ def _list_shared(store: Store) -> Hierarchy:
     return h
 
 
-def _scope_items(h: Hierarchy) -> list[str]:
+def per_scope(h: Hierarchy, name: str, markup: Callable[[str], str]) -> list[str]:
+    """`markup(scope)` for each of the listing's scope names, made once per listing (it is
+    never changed in place) and kept on it under `name`: a page that lists every scope (500
+    on a large team) joins kept strings instead of rendering as many template nodes."""
     names = tuple(h.scope_names)
-    cached = getattr(h, "_scope_items", None)
+    cached = getattr(h, name, None)
     if cached is None or cached[0] != names:
-        cached = (names, [format_html('\n    <li><a href="{}">{}</a></li>', scope_url(n), n)
-                          for n in names])
-        h._scope_items = cached  # type: ignore[attr-defined]
+        cached = (names, [markup(n) for n in names])
+        setattr(h, name, cached)
     return cached[1]
+
+
+def _scope_items(h: Hierarchy) -> list[str]:
+    return per_scope(h, "_scope_items",
+                     lambda n: format_html('\n    <li><a href="{}">{}</a></li>', scope_url(n), n))
 
 
 def sidebar(store: Store, current_path: str | None = None, scope: str | None = None,

@@ -15,6 +15,8 @@ from urllib.parse import urlencode
 from django.contrib.auth import get_user_model
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET
 
 from memoryui.api.auth import bearer, token_for
@@ -22,6 +24,7 @@ from memoryui.api.files import visible
 from memoryui.models import Token
 from memoryui.roles import VIEWER, require_role
 from memoryui.store import Store
+from memoryui.web import hierarchy
 from memoryui.web.common import fragment_or_page, web_errors
 from memoryui.workspace import get_store
 
@@ -93,11 +96,27 @@ def _activity(request: HttpRequest, limit: int, token: Token | None = None
     return f, rows(infos[:limit]), len(infos) > limit, kinds
 
 
-def _actor_choices(store: Store) -> list[str]:
-    """Suggestions for the actor filter: every scope's agent and every person."""
+def _filter_choices(store: Store, selected: str) -> dict[str, SafeString]:
+    """The scope filter's options (`selected` marked) and the actor suggestions (every
+    scope's agent, then every person). Both list every scope, 500 on a large team: their
+    markup is made once per sidebar listing (`hierarchy.per_scope`) and joined here."""
+    h = hierarchy.shared(store)
+    options = hierarchy.per_scope(h, "_activity_scopes",
+                                  lambda n: format_html('<option value="{}">{}</option>', n, n))
+    if selected in h.scope_names:
+        at = h.scope_names.index(selected)
+        options = [*options[:at], format_html('<option value="{}" selected>{}</option>',
+                                              selected, selected), *options[at + 1:]]
+    elif selected:  # a scope with no folder (yet): still shown as the filter in use
+        options = [*options, format_html('<option value="{}" selected>{}</option>',
+                                         selected, selected)]
+    agents = hierarchy.per_scope(h, "_activity_agents",
+                                 lambda n: format_html('<option value="agent:{}"></option>', n))
     people = get_user_model().objects.filter(is_active=True).order_by("username")
-    return ([f"agent:{s}" for s in store.scopes()]
-            + [f"user:{u}" for u in people.values_list("username", flat=True)[:500]])
+    users = [format_html('<option value="user:{}"></option>', u)
+             for u in people.values_list("username", flat=True)[:500]]
+    return {"scope_options": mark_safe("".join(options)),
+            "actor_options": mark_safe("".join(agents + users))}
 
 
 @require_GET
@@ -116,9 +135,7 @@ def activity(request: HttpRequest) -> HttpResponse:
         "scope_term": get_store().layout.scope_term,
     }
     if not request.htmx or request.htmx.history_restore_request:
-        store = get_store()
-        ctx["actor_choices"] = _actor_choices(store)
-        ctx["scopes"] = store.scopes()
+        ctx.update(_filter_choices(get_store(), f.scope))
     # htmx does not swap 4xx responses, and the errors belong in the results area.
     return fragment_or_page(request, "web/history/activity.html",
                             "web/history/_activity_rows.html", ctx,

@@ -48,11 +48,16 @@ def blocks(text: str) -> list[str]:
     return out
 
 
-def word_marks(old: str, new: str) -> str:
-    """`new` with the words it lost from `old` and the words it gained marked."""
-    a, b = _TOKEN_RE.findall(old), _TOKEN_RE.findall(new)
+def _words(old: str, new: str) -> SequenceMatcher:
+    return SequenceMatcher(None, _TOKEN_RE.findall(old), _TOKEN_RE.findall(new),
+                           autojunk=False)
+
+
+def _marks(sm: SequenceMatcher) -> str:
+    """The new block with the words it lost from the old and the words it gained marked."""
+    a, b = sm.a, sm.b
     out: list[str] = []
-    for op, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
         if op == "equal":
             out.append("".join(b[j1:j2]))
             continue
@@ -68,11 +73,14 @@ def word_marks(old: str, new: str) -> str:
     return "".join(out)
 
 
-def _similar(old: str, new: str) -> bool:
+def _alike(old: str, new: str) -> SequenceMatcher | None:
+    """The word matcher of two blocks alike enough for a word diff, else None. The marks
+    are then read from the same matcher (it keeps its matching: half a prose page's CPU
+    was matching each changed block's words twice)."""
     if len(old) + len(new) > MAX_WORD_DIFF_CHARS:
-        return False
-    a, b = _TOKEN_RE.findall(old), _TOKEN_RE.findall(new)
-    return SequenceMatcher(None, a, b, autojunk=False).ratio() >= SIMILAR
+        return None
+    sm = _words(old, new)
+    return sm if sm.quick_ratio() >= SIMILAR and sm.ratio() >= SIMILAR else None
 
 
 def prose_diff(old: str | None, new: str | None) -> list[Block]:
@@ -97,8 +105,9 @@ def prose_diff(old: str | None, new: str | None) -> list[Block]:
         for k in range(max(len(olds), len(news))):
             o = olds[k] if k < len(olds) else None
             n = news[k] if k < len(news) else None
-            if o is not None and n is not None and _similar(o, n):
-                add("change", word_marks(o, n))
+            sm = _alike(o, n) if o is not None and n is not None else None
+            if sm is not None:
+                add("change", _marks(sm))
                 continue
             if o is not None:
                 add("del", o)

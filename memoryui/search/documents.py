@@ -60,16 +60,6 @@ def stamp(mtime: float) -> int:
     return int(mtime * 1_000_000_000)
 
 
-def scan(store: Store) -> dict[str, tuple[int, int]]:
-    """path -> (size, stamp) of every regular file the walker lists (no links, no dot-names).
-
-    From the store's tree model, which keeps exactly the walker's listing current by
-    changes (writes, commits, the file watcher, `git status`): walking 200k files before
-    every catch-up cost seconds.
-    """
-    return {p: (info.size, stamp(info.mtime)) for p, info in store.tree().items()}
-
-
 def title_of(body: str) -> str:
     parts: list[str] = []
     for m in _HEADING_RE.finditer(body):

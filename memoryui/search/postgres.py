@@ -160,10 +160,9 @@ class PostgresSearchIndex(IndexBase):
         self.drain()
         return self._conn().execute("SELECT count(*) FROM memoryui_fts_files").fetchone()[0]
 
-    def indexed_paths(self) -> dict[str, tuple[int, int]]:
+    def indexed_rows(self) -> Iterable[tuple[str, int, int]]:
         self.drain()
-        return {p: (s, m) for p, s, m in self._conn().execute(
-            "SELECT path, size, mtime_ns FROM memoryui_fts_files")}
+        return self._conn().execute("SELECT path, size, mtime_ns FROM memoryui_fts_files")
 
     def _stamps(self, paths: Sequence[str]) -> dict[str, tuple[int, int]]:
         return {p: (s, m) for p, s, m in self._conn().execute(

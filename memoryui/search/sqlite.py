@@ -243,10 +243,9 @@ class SearchIndex(IndexBase):
         self.drain()
         return self._conn().execute("SELECT count(*) FROM files").fetchone()[0]
 
-    def indexed_paths(self) -> dict[str, tuple[int, int]]:
+    def indexed_rows(self) -> Iterable[tuple[str, int, int]]:
         self.drain()
-        return {p: (s, m) for p, s, m in
-                self._conn().execute("SELECT path, size, mtime_ns FROM files")}
+        return self._conn().execute("SELECT path, size, mtime_ns FROM files")
 
     def _stamps(self, paths: Sequence[str]) -> dict[str, tuple[int, int]]:
         out, conn = {}, self._conn()

@@ -38,14 +38,11 @@ def tune() -> None:
         pass
 
 
-def release() -> None:
-    """Return free heap pages to the system (a few ms; after big passes only)."""
+def trim() -> None:
+    """Return free heap pages to the system, without a collection (the pass's objects were
+    freed by reference counting; a full collection of a large heap stops every thread)."""
     global _trim
     with _lock:
-        if _freeze:
-            gc.unfreeze()  # what an earlier pass left and has since become garbage goes now
-            gc.collect()
-            gc.freeze()
         if _trim is None:
             try:
                 _trim = ctypes.CDLL("libc.so.6").malloc_trim
@@ -53,3 +50,13 @@ def release() -> None:
                 _trim = False
         if _trim:
             _trim(0)
+
+
+def release() -> None:
+    """Return free heap pages to the system (a few ms; after big passes only)."""
+    with _lock:
+        if _freeze:
+            gc.unfreeze()  # what an earlier pass left and has since become garbage goes now
+            gc.collect()
+            gc.freeze()
+    trim()

@@ -116,6 +116,46 @@ def test_an_outside_change_is_picked_up(store, index):
     assert index.search("rewritten").hits == []
 
 
+def test_catch_ups_after_the_first_compare_only_what_changed_and_miss_nothing(
+        store, index, monkeypatch):
+    """Once the index matched the tree, a catch-up reads only the paths the tree model took
+    in since (the whole index again only when the model cannot say); every outside change,
+    a folder moved whole included, is found."""
+    kept = note(store, "ops-bot", "kept", "steady wording\n")
+    edited = note(store, "ops-bot", "edited", "original wording\n")
+    gone = note(store, "ops-bot", "gone", "soon deleted\n")
+    index.catch_up()  # matches the whole tree
+    whole_reads = []
+    rows = index.indexed_rows
+
+    def counted():
+        whole_reads.append(1)
+        return rows()
+
+    monkeypatch.setattr(index, "indexed_rows", counted)
+    notes = store.root / "agents/ops-bot/memory/notes"
+    (store.root / edited).write_text("rewritten by hand\n")
+    (notes / "native.md").write_text("written natively\n")
+    (store.root / gone).unlink()
+    assert sorted(index.catch_up()) == sorted([edited, gone,
+                                               "agents/ops-bot/memory/notes/native.md"])
+    assert whole_reads == []
+    assert set(paths(index.search("rewritten OR natively OR steady", catch_up=False))) == {
+        edited, kept, "agents/ops-bot/memory/notes/native.md"}
+    assert index.search("original OR deleted", catch_up=False).hits == []
+    assert index.catch_up() == [] and whole_reads == []  # nothing changed since
+
+    # a folder removed and another arriving whole (as `mv` or `cp -r` do)
+    moved = store.root / "agents/billing-agent/memory/notes"
+    moved.parent.mkdir(parents=True, exist_ok=True)
+    os.rename(notes, moved)
+    store.tree_model.touch("agents/ops-bot/memory/notes", "agents/billing-agent/memory/notes")
+    found = index.catch_up()
+    assert "agents/billing-agent/memory/notes/kept.md" in found and kept in found
+    assert paths(index.search("steady", catch_up=False)) == [
+        "agents/billing-agent/memory/notes/kept.md"]
+
+
 def test_catch_up_is_throttled(store, tmp_path):
     idx = SearchIndex(tmp_path / "t.db", catch_up_interval=3600, background=False)
     idx.attach(store)

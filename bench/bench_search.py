@@ -351,7 +351,24 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
         report("incremental index update of one file (the write listener)", upd)
         ms, _ = _timed(index.catch_up)
         report("catch-up scan for outside changes (walk + compare)", [ms],
-               note="runs at most every 5 s, in a background thread on the server")
+               note="the first in a process: the whole index against the tree; runs at "
+                    "most every 5 s, in a background thread on the server")
+        nxt = []
+        for i in range(20):
+            (root / path).write_text(f"# Bench\n\nedited outside {i} zebra\n")
+            store.tree_model.touch(path)  # as the server's file watcher reports it
+            ms, found = _timed(index.catch_up)
+            if found != [path]:
+                raise RuntimeError(f"the catch-up found {found}, not the edited {path}")
+            nxt.append(ms)
+        status = [_timed(lambda: subprocess.run(
+            ["git", "status", "--porcelain"], cwd=root, check=True, capture_output=True))[0]
+            for _ in range(10)]
+        report("catch-up after one outside edit (the changes since the last one)", nxt,
+               floor="git status --porcelain", floor_ms=status,
+               note="what every later catch-up compares; this store has no file watcher, so "
+                    "each asks `git status` first (the floor), where a server's watcher "
+                    "reports the edit")
         (root / path).unlink()
         index.catch_up()
         index.close()

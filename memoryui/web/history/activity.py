@@ -103,13 +103,13 @@ def _filter_choices(store: Store, selected: str) -> dict[str, SafeString]:
     h = hierarchy.shared(store)
     options = hierarchy.per_scope(h, "_activity_scopes",
                                   lambda n: format_html('<option value="{}">{}</option>', n, n))
-    if selected in h.scope_names:
-        at = h.scope_names.index(selected)
-        options = [*options[:at], format_html('<option value="{}" selected>{}</option>',
-                                              selected, selected), *options[at + 1:]]
-    elif selected:  # a scope with no folder (yet): still shown as the filter in use
-        options = [*options, format_html('<option value="{}" selected>{}</option>',
-                                         selected, selected)]
+    if selected:
+        chosen = format_html('<option value="{}" selected>{}</option>', selected, selected)
+        if selected in h.scope_names:
+            at = h.scope_names.index(selected)
+            options = [*options[:at], chosen, *options[at + 1:]]
+        else:  # a scope with no folder (yet): still shown as the filter in use
+            options = [*options, chosen]
     agents = hierarchy.per_scope(h, "_activity_agents",
                                  lambda n: format_html('<option value="agent:{}"></option>', n))
     people = get_user_model().objects.filter(is_active=True).order_by("username")

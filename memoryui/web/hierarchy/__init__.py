@@ -14,7 +14,7 @@ from memoryui.store.budgets import cut as agent_cut
 
 from .build import _rebuild as _rebuild  # timed by bench/bench_pages.py
 from .build import build, keep
-from .folders import per_scope, scope_node, shared, sidebar, sidebar_html
+from .folders import per_scope, scope_node, scope_options, shared, sidebar, sidebar_html
 from .model import (
     BudgetView,
     Change,
@@ -30,5 +30,5 @@ from .model import (
 __all__ = [
     "BudgetView", "Change", "Cut", "Hierarchy", "Item", "Month", "ScopeNode", "agent_cut",
     "budget_view", "build", "count_lines", "fmt_bytes", "item_for", "keep", "per_scope",
-    "scope_node", "shared", "sidebar", "sidebar_html",
+    "scope_node", "scope_options", "shared", "sidebar", "sidebar_html",
 ]

@@ -140,6 +140,22 @@ def per_scope(h: Hierarchy, name: str, markup: Callable[[str], str]) -> list[str
     return cached[1]
 
 
+def scope_options(h: Hierarchy, selected: str = "", keep_unknown: bool = False
+                  ) -> SafeString:
+    """`<option>`s of every scope for a scope menu, `selected` marked; `keep_unknown` adds
+    a selected scope that has no folder (a filter in use stays shown)."""
+    options = per_scope(h, "_scope_options",
+                        lambda n: format_html('<option value="{}">{}</option>', n, n))
+    if selected:
+        chosen = format_html('<option value="{}" selected>{}</option>', selected, selected)
+        if selected in h.scope_names:
+            at = h.scope_names.index(selected)
+            options = [*options[:at], chosen, *options[at + 1:]]
+        elif keep_unknown:
+            options = [*options, chosen]
+    return mark_safe("".join(options))
+
+
 def _scope_items(h: Hierarchy) -> list[str]:
     return per_scope(h, "_scope_items",
                      lambda n: format_html('\n    <li><a href="{}">{}</a></li>', scope_url(n), n))

@@ -96,27 +96,16 @@ def _activity(request: HttpRequest, limit: int, token: Token | None = None
     return f, rows(infos[:limit]), len(infos) > limit, kinds
 
 
-def _filter_choices(store: Store, selected: str) -> dict[str, SafeString]:
-    """The scope filter's options (`selected` marked) and the actor suggestions (every
-    scope's agent, then every person). Both list every scope, 500 on a large team: their
-    markup is made once per sidebar listing (`hierarchy.per_scope`) and joined here."""
+def _actor_options(store: Store) -> SafeString:
+    """Suggestions for the actor filter: every scope's agent (500 on a large team, their
+    markup made once per sidebar listing: `hierarchy.per_scope`), then every person."""
     h = hierarchy.shared(store)
-    options = hierarchy.per_scope(h, "_activity_scopes",
-                                  lambda n: format_html('<option value="{}">{}</option>', n, n))
-    if selected:
-        chosen = format_html('<option value="{}" selected>{}</option>', selected, selected)
-        if selected in h.scope_names:
-            at = h.scope_names.index(selected)
-            options = [*options[:at], chosen, *options[at + 1:]]
-        else:  # a scope with no folder (yet): still shown as the filter in use
-            options = [*options, chosen]
     agents = hierarchy.per_scope(h, "_activity_agents",
                                  lambda n: format_html('<option value="agent:{}"></option>', n))
     people = get_user_model().objects.filter(is_active=True).order_by("username")
     users = [format_html('<option value="user:{}"></option>', u)
              for u in people.values_list("username", flat=True)[:500]]
-    return {"scope_options": mark_safe("".join(options)),
-            "actor_options": mark_safe("".join(agents + users))}
+    return mark_safe("".join(agents + users))
 
 
 @require_GET
@@ -135,7 +124,7 @@ def activity(request: HttpRequest) -> HttpResponse:
         "scope_term": get_store().layout.scope_term,
     }
     if not request.htmx or request.htmx.history_restore_request:
-        ctx.update(_filter_choices(get_store(), f.scope))
+        ctx["actor_options"] = _actor_options(get_store())
     # htmx does not swap 4xx responses, and the errors belong in the results area.
     return fragment_or_page(request, "web/history/activity.html",
                             "web/history/_activity_rows.html", ctx,

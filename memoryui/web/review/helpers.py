@@ -58,7 +58,6 @@ def choices(store: Store) -> dict:
                           else KIND_LABELS[k]) for k in kinds],
         "kind_values": [k.value for k in kinds],
         "default_kind": default.value if default else "",
-        "scopes": store.scopes(),
         "world_names": review.existing_names(store, Kind.WORLD),
         "skill_names": review.existing_names(store, Kind.SKILL),
     }

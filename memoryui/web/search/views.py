@@ -100,7 +100,7 @@ def search(request: HttpRequest) -> HttpResponse:
     ctx = {
         "form": form, "valid": valid, "q": q, "scope": raw["scope"], "kind": raw["kind"],
         "date_from": raw["from"], "date_to": raw["to"], "page": page, "kinds": kinds,
-        "scopes": store.scopes(), "scope_term": store.layout.scope_term, "results": results,
+        "scope_term": store.layout.scope_term, "results": results,
         "rows": _result_rows(results.hits) if results else [], "errors": errors,
         "error_at": error_at, "pages": pages,
         "ms": round(results.seconds * 1000, 1) if results else None,

@@ -7,6 +7,8 @@ of the UI (memoryui.web.common.timefmt); `{{ path|file_url }}` is `{% url 'file'
 for lists of thousands of rows (one cached reverse per URL name, not one per row).
 `{% file_crumbs path "History" %}` and `{% file_tabs path "history" %}` are the one
 breadcrumb trail and the one set of tabs of every page about a file.
+`{% scope_options selected %}` writes a scope menu's options (kept with the sidebar's
+listing: 500 scopes on a large team).
 """
 
 from __future__ import annotations
@@ -265,3 +267,10 @@ def file_tabs(context: template.Context, path: str, tab: str, exact: bool = True
 def is_admin(user: object) -> bool:
     """Whether the signed-in person is an admin (the header's Tokens link)."""
     return has_role(user, ADMIN)
+
+
+@register.simple_tag
+def scope_options(selected: str = "", keep_unknown: bool = False) -> str:
+    """Every scope as an `<option>` (`selected` marked), from the sidebar's kept listing."""
+    return hierarchy.scope_options(hierarchy.shared(get_store()), selected or "",
+                                   keep_unknown)

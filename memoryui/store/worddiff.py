@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 TOKEN_RE = re.compile(r"\w+|\s+|[^\w\s]")
 SIMILAR = 0.5  # at least this share of tokens in common (as difflib's ratio) to be "alike"
-STEPS = 250_000  # one page of prose diffs's word matching, all blocks together (see bench_diff)
+STEPS = 100_000  # word matching for one page's prose diffs, all blocks (see bench_diff)
 
 Opcode = tuple[str, int, int, int, int]  # difflib's: equal | replace | delete | insert
 

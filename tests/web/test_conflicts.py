@@ -129,3 +129,16 @@ def test_the_sync_conflict_uses_the_same_component(client_as, synced):  # noqa: 
     assert summaries(page)[:2] == ["Common base → the remote", "Common base → this instance"]
     assert set(textareas(page)) == {"merge-base", "merge-ours", "merge-theirs"}
     assert 'class="conflict-block"' in preview_of(page)
+
+
+def test_labels_and_sides_of_a_conflict_stay_inert(client_as):
+    text = ("<<<<<<< <img src=x onerror=alert(1)>\n<script>alert(2)</script>\n=======\n"
+            "[x](javascript:alert(3))\n>>>>>>> <b onmouseover=alert(4)>\n"
+            ">>>>>>> <svg onload=alert(5)>\n")
+    body = client_as("curator").post("/preview/", {"text": text},
+                                     HTTP_HX_REQUEST="true").content.decode()
+    assert 'class="conflict-block"' in body
+    assert "&lt;img src=x onerror=alert(1)&gt;" in body
+    assert "&lt;svg onload=alert(5)&gt;" in body
+    for raw in ("<img", "<script", "javascript:", "<b ", "<svg"):
+        assert raw not in body

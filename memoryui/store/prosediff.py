@@ -5,6 +5,10 @@ never on HTML, so the web layer can render each block with the one safe renderer
 result stays valid and sanitized. A changed block carries its word diff as markdown with
 private-use marks around the changed words (see INS/DEL); the input texts are stripped of
 those characters first, so no file can forge a mark.
+
+Changed blocks are word-diffed at any length by `worddiff` (Myers, cost bounded by one
+budget per diff): a long paragraph with a few edits gets its few words marked; blocks the
+budget cannot pay for show as deleted and inserted whole.
 """
 
 from __future__ import annotations
@@ -14,13 +18,11 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from .promote import fence_map
+from .worddiff import Budget, Opcode, tokens, word_opcodes
 
 INS_OPEN, INS_CLOSE, DEL_OPEN, DEL_CLOSE = "\ue000", "\ue001", "\ue002", "\ue003"
 MARKS = INS_OPEN + INS_CLOSE + DEL_OPEN + DEL_CLOSE
 _MARKS_RE = re.compile(f"[{MARKS}]")
-_TOKEN_RE = re.compile(r"\w+|\s+|[^\w\s]")
-SIMILAR = 0.5  # a replaced block this alike to its counterpart gets a word diff
-MAX_WORD_DIFF_CHARS = 4000
 
 
 @dataclass
@@ -48,16 +50,10 @@ def blocks(text: str) -> list[str]:
     return out
 
 
-def _words(old: str, new: str) -> SequenceMatcher:
-    return SequenceMatcher(None, _TOKEN_RE.findall(old), _TOKEN_RE.findall(new),
-                           autojunk=False)
-
-
-def _marks(sm: SequenceMatcher) -> str:
+def _marks(a: list[str], b: list[str], ops: list[Opcode]) -> str:
     """The new block with the words it lost from the old and the words it gained marked."""
-    a, b = sm.a, sm.b
     out: list[str] = []
-    for op, i1, i2, j1, j2 in sm.get_opcodes():
+    for op, i1, i2, j1, j2 in ops:
         if op == "equal":
             out.append("".join(b[j1:j2]))
             continue
@@ -73,19 +69,19 @@ def _marks(sm: SequenceMatcher) -> str:
     return "".join(out)
 
 
-def _alike(old: str, new: str) -> SequenceMatcher | None:
-    """The word matcher of two blocks alike enough for a word diff, else None. The marks
-    are then read from the same matcher (it keeps its matching: half a prose page's CPU
-    was matching each changed block's words twice)."""
-    if len(old) + len(new) > MAX_WORD_DIFF_CHARS:
-        return None
-    sm = _words(old, new)
-    return sm if sm.quick_ratio() >= SIMILAR and sm.ratio() >= SIMILAR else None
+def _changed(old: str, new: str, budget: Budget) -> str | None:
+    """The new block with word marks when the two blocks are alike, else None."""
+    a, b = tokens(old), tokens(new)
+    ops = word_opcodes(a, b, budget)
+    return None if ops is None else _marks(a, b, ops)
 
 
-def prose_diff(old: str | None, new: str | None) -> list[Block]:
+def prose_diff(old: str | None, new: str | None, budget: Budget | None = None
+               ) -> list[Block]:
     """Blocks of `new` with the blocks `old` had marked deleted, in reading order;
-    runs of unchanged blocks are joined into one so they render in one go."""
+    runs of unchanged blocks are joined into one so they render in one go. Word marks
+    are paid from `budget` (a fresh `worddiff.Budget` when None)."""
+    budget = Budget() if budget is None else budget
     a, b = blocks(old or ""), blocks(new or "")
     out: list[Block] = []
 
@@ -105,9 +101,9 @@ def prose_diff(old: str | None, new: str | None) -> list[Block]:
         for k in range(max(len(olds), len(news))):
             o = olds[k] if k < len(olds) else None
             n = news[k] if k < len(news) else None
-            sm = _alike(o, n) if o is not None and n is not None else None
-            if sm is not None:
-                add("change", _marks(sm))
+            marked = _changed(o, n, budget) if o is not None and n is not None else None
+            if marked is not None:
+                add("change", marked)
                 continue
             if o is not None:
                 add("del", o)

@@ -55,6 +55,8 @@ class RevertFile:
     current: str | None  # the text now (None: no such file)
     text: str | None  # the reverted text (None: delete); with markers when conflicts > 0
     conflicts: int = 0
+    after: str | None = None  # the text the reverted commit left (the merge's base)
+    before: str | None = None  # the text before it (what the revert brings back)
 
     @property
     def changes(self) -> bool:
@@ -112,7 +114,7 @@ def _plan(store: Store, full: str) -> list[RevertFile]:
         text: str | None = merged.text
         if not merged.conflicts and before is None and text == "":
             text = None  # the commit added the file and nobody changed it since: delete
-        out.append(RevertFile(path, current, text, merged.conflicts))
+        out.append(RevertFile(path, current, text, merged.conflicts, after, before))
     return out
 
 

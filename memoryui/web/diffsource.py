@@ -28,6 +28,7 @@ from memoryui.rendering import clean_html, render_markdown
 from memoryui.store import Store
 from memoryui.store.errors import StoreError
 from memoryui.store.prosediff import DEL_CLOSE, DEL_OPEN, INS_CLOSE, INS_OPEN, prose_diff
+from memoryui.store.worddiff import Budget
 
 from .diffview import FileView, Row, Side, SplitRow
 
@@ -184,10 +185,11 @@ def marks_to_tags(html: str) -> str:
     return clean_html("".join(out))
 
 
-def prose_html(old: str | None, new: str | None) -> str:
-    """The rendered document of `new` with what changed since `old` marked; safe HTML."""
+def prose_html(old: str | None, new: str | None, budget: Budget | None = None) -> str:
+    """The rendered document of `new` with what changed since `old` marked; safe HTML.
+    Word marks are paid from `budget` (see worddiff)."""
     parts = []
-    for block in prose_diff(old, new):
+    for block in prose_diff(old, new, budget):
         if block.op == "equal":
             parts.append(render_markdown(block.text))
         elif block.op == "ins":
@@ -215,6 +217,7 @@ class DiffSource:
     expand: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     expand_all: bool = False
     prose: bool = False
+    budget: Budget = field(default_factory=Budget)  # word marks, every file of the page
 
     def toggle(self, anchor: str) -> dict:
         url = reverse("diff_view_mode")
@@ -234,7 +237,7 @@ class DiffSource:
                 old = None if fd.status == "added" else self.old_text(fd.old_path or fd.path)
                 new = None if fd.status == "deleted" else self.new_text(fd.path)
                 if len(old or "") + len(new or "") <= PROSE_MAX_CHARS:
-                    fv.prose = prose_html(old, new)
+                    fv.prose = prose_html(old, new, self.budget)
                     return
         if not self.new_rev or fd.status not in ("modified", "renamed"):
             return

@@ -104,13 +104,23 @@ def test_two_curators_conflict_and_resolve(live_workspace, page_for):
     expect(their_diff.locator("tr.del")).to_have_text(["- deploys on Tuesday"])
     merged = bob.locator("#editor-text").input_value()
     assert "<<<<<<< your edit" in merged and "- dashboards too" in merged
-    assert bob.locator("#conflict-mine").input_value() == b_text + "- dashboards too\n"
+    assert bob.locator("#conflict-ours").input_value() == b_text + "- dashboards too\n"
+    # the preview shows the marked place as a conflict, each side labelled, not as quotes
+    block = bob.locator("#preview .conflict-block")
+    expect(block).to_have_count(1)
+    expect(block.locator(".conflict-side-label")).to_have_text(["your edit", "current file"])
+    expect(block.locator(".conflict-ours li")).to_have_text(["deploys on Wednesday"])
+    expect(block.locator(".conflict-theirs li")).to_have_text(["deploys on Thursday"])
+    expect(bob.locator("#preview blockquote")).to_have_count(0)
     screenshot(bob, "conflict")
 
     # Bob resolves the marked place and saves against the new version
     resolved = re.sub(r"<<<<<<< your edit\n.*?>>>>>>> current file\n",
                       "- deploys on Wednesday or Thursday\n", merged, flags=re.S)
     bob.locator("#editor-text").fill(resolved)
+    # the live preview follows: no conflict left to draw
+    expect(bob.locator("#preview .conflict-block")).to_have_count(0)
+    expect(bob.locator("#preview")).to_contain_text("Wednesday or Thursday")
     bob.get_by_role("button", name="Save").click()
     bob.wait_for_url(f"{base}/f/{MEM}")
     expect(bob.locator(".markdown")).to_contain_text("Wednesday or Thursday")

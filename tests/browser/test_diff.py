@@ -108,3 +108,29 @@ def test_expand_context_and_rendered_diff(live_workspace, page_for):
     expect(page.locator(".prose-diff")).to_have_count(0)
     expect(page.locator("table.diff-unified")).to_have_count(1)
     assert errors == []
+
+
+def test_rendered_diff_marks_words_inside_a_long_paragraph(live_workspace, page_for):
+    base, store = live_workspace
+    lines = [f"Line {n} of the runbook keeps the agent's notes on deploys and rollouts."
+             for n in range(1, 59)]
+    new = [line.replace("deploys", "canary deploys") if n in (5, 21, 38, 56) else line
+           for n, line in enumerate(lines, 1)]
+    store.write(PROSE, "# Runbook\n\n" + "\n".join(lines) + "\n", actor=Actor.agent("ops-bot"),
+                tool="reflect")
+    sha = store.write(PROSE, "# Runbook\n\n" + "\n".join(new) + "\n",
+                      actor=Actor.user("alice"), tool="edit").commit
+
+    page = page_for("viewer")
+    errors = watch_console(page)
+    page.goto(f"{base}/commit/{sha}/")
+    page.locator(".prose-toggle").get_by_role("link", name="Rendered").click()
+    page.wait_for_url(re.compile(rf".*/commit/{sha}/#diff-"))
+    prose = page.locator(".prose-diff")
+    expect(prose.locator(".prose-change")).to_have_count(1)
+    expect(prose.locator(".prose-change ins")).to_have_count(4)
+    expect(prose.locator(".prose-change ins").first).to_have_text("canary ")
+    # the paragraph is neither struck nor inserted whole
+    expect(prose.locator(".prose-block.prose-del, .prose-block.prose-ins")).to_have_count(0)
+    expect(prose.locator(".prose-change")).to_contain_text("Line 58 of the runbook")
+    assert errors == []

@@ -3,6 +3,8 @@ the conflict view, resolving the text, saving; no console errors or CSP violatio
 
 from __future__ import annotations
 
+from playwright.sync_api import expect
+
 from memoryui.store import Actor
 from tests.browser.conftest import watch_console
 
@@ -46,4 +48,44 @@ def test_revert_clean_then_with_conflict(live_workspace, page_for):
     assert store.read(MEM) == "# Ops\n\n- one (resolved)\n- two\n- three (later)\n"
     assert store.commit(store.head()).trailers["Reverts"] == [sha]
     # The conflict view is answered with 409 on purpose; Chromium logs that status.
+    assert [e for e in errors if "status of 409" not in e] == []
+
+
+def test_revert_conflict_shows_both_changes_the_texts_and_even_buttons(live_workspace,
+                                                                        page_for):
+    base, store = live_workspace
+    store.write(MEM, "# Ops\n\n- one\n- two\n", actor=BOT, tool="reflect")
+    sha = store.write(MEM, "# Ops\n\n- one changed\n- two\n", actor=BOT, tool="reflect").commit
+    store.write(MEM, "# Ops\n\n- one changed again\n- two\n", actor=BOT, tool="reflect")
+
+    page = page_for("curator")
+    errors = watch_console(page)
+    page.on("dialog", lambda d: d.accept())
+    page.goto(f"{base}/edit/{MEM}")
+    editor_button = page.get_by_role("button", name="Save", exact=True).bounding_box()
+
+    page.goto(f"{base}/commit/{sha}/")
+    page.get_by_role("button", name="Revert this commit").click()
+    page.get_by_role("heading", name="Not reverted: 1 file cannot merge").wait_for()
+    # what the revert undoes and what changed since, drawn as diffs, open
+    diffs = page.locator(".conflict-sides details.conflict-part")
+    expect(diffs.locator("summary")).to_have_text(["The reverted commit → before the commit",
+                                                   "The reverted commit → the current file"])
+    expect(diffs.nth(0).locator("tr.del")).to_have_text(["- one changed"])
+    expect(diffs.nth(1).locator("tr.add")).to_have_text(["- one changed again"])
+    # base, ours and theirs, read-only, one click away
+    page.locator(".conflict-texts summary", has_text="The reverted commit").click()
+    expect(page.locator("#revert-1-base")).to_have_value("# Ops\n\n- one changed\n- two\n")
+    expect(page.locator("#revert-1-base")).to_have_attribute("readonly", "")
+    # the merged text's preview draws the conflict as one, not as nested quotes
+    page.locator(".revert-preview summary").click()
+    block = page.locator(".revert-preview .conflict-block")
+    expect(block.locator(".conflict-side-label")).to_have_text(["current file",
+                                                                "before the commit"])
+    expect(page.locator(".revert-preview blockquote")).to_have_count(0)
+    # buttons: the size of the editor's, alike
+    save = page.get_by_role("button", name="Save the revert").bounding_box()
+    cancel = page.locator(".form-actions").get_by_role("link", name="Cancel").bounding_box()
+    assert save and cancel and editor_button
+    assert save["height"] == cancel["height"] == editor_button["height"]
     assert [e for e in errors if "status of 409" not in e] == []

@@ -251,3 +251,21 @@ def test_prose_diff_blocks_keep_fences_whole_and_marks_cannot_be_forged():
     # marks never straddle a tag: closed before it, reopened after
     assert marks_to_tags("<p>a \ue000b <em>c</em> d\ue001 e</p>") == \
         "<p>a <ins>b </ins><em><ins>c</ins></em><ins> d</ins> e</p>"
+
+
+def test_rendered_view_marks_the_few_edited_words_of_a_58_line_paragraph(client_as, workspace):
+    lines = [f"Line {n} of the deploy runbook keeps the agent's notes on rollouts." for n in
+             range(1, 59)]
+    edits = {4: "rollouts", 20: "notes", 37: "deploy", 55: "agent's"}
+    new = [line.replace(edits[n], "Thursday") if n in edits else line
+           for n, line in enumerate(lines, 1)]
+    workspace.write(PROSE, "# Runbook\n\n" + "\n".join(lines) + "\n", actor=OPS, tool="reflect")
+    sha = workspace.write(PROSE, "# Runbook\n\n" + "\n".join(new) + "\n", actor=ALICE,
+                          tool="edit").commit
+    c = client_as("viewer")
+    c.get("/diff/view?mode=rendered&next=/")
+    html = c.get(f"/commit/{sha}/").content.decode()
+    prose = html.split('class="prose-diff markdown"', 1)[1].split("</main>", 1)[0]
+    assert prose.count("<ins>Thursday</ins>") == 4
+    assert re.findall(r"<del>(.*?)</del>", prose) == ["rollouts", "notes", "deploy", "agent's"]
+    assert "prose-del" not in prose and "prose-ins" not in prose  # not struck whole

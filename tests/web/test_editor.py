@@ -168,9 +168,9 @@ def test_stale_save_gets_409_with_their_diff_and_overwrites_nothing(ws, curator)
     assert ws.read(MEM) == theirs  # nothing overwritten
     html = r.content.decode()
     assert "changed while you were editing" in html
-    diff = html.split('class="diff"', 1)[1].split("</table>", 1)[0]
-    assert re.search(r'<tr class="del">.*deploys on Tuesday', diff)
-    assert re.search(r'<tr class="add">.*deploys on Thursday', diff)
+    diff = html.split('class="diff diff-unified"', 1)[1].split("</table>", 1)[0]
+    assert re.search(r'<tr class="del">.*deploys on (<del>)?Tuesday', diff)
+    assert re.search(r'<tr class="add">.*deploys on (<ins>)?Thursday', diff)
     assert "ops-bot" in html  # who made the other change
     # different lines: merged cleanly, ready to save against the current version
     merged = textarea(html)

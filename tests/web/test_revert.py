@@ -85,7 +85,7 @@ def test_conflict_view_then_save_the_resolution(client_as, workspace):
     assert "cannot merge" in body and MEM in body and "&lt;&lt;&lt;&lt;&lt;&lt;&lt;" in body
     assert workspace.head() == head
     # Saving with markers left is refused; a resolved text becomes the revert commit.
-    marked = re.search(r"<textarea[^>]*>(.*?)</textarea>", body, re.S).group(1)
+    marked = re.search(r"<textarea id=\"revert-text-1\"[^>]*>(.*?)</textarea>", body, re.S).group(1)
     # (a browser drops the one newline after <textarea>, as the test does here)
     text = html.unescape(marked).removeprefix("\n")
     assert text.startswith("# Ops\n")

@@ -420,6 +420,9 @@ def test_stale_target_gets_the_conflict_view_and_a_merge(client_as, seeded,
     assert r.status_code == 409
     assert "changed since you opened the editor" in html and "Nothing was saved" in html
     assert "merged with their change automatically" in html
+    # the shared conflict component: both changes from the base, and the three texts
+    assert "<summary>The version you started from → the current file</summary>" in html
+    assert all(f'id="conflict-{role}"' in html for role in ("base", "ours", "theirs"))
     assert workspace.read(path) == before and ReviewState.objects.count() == 0
     merged = editor_fields(html)
     assert "Deploys are on Tuesdays" in merged["text"] and "Canary at 5%" in merged["text"]

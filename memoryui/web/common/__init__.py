@@ -5,6 +5,8 @@ these instead of its own copy. See /tmp/notes/web-common-api.md for the list.
              first_error and cleaned (a form's first problem as a 400)
 - responses: render_page, fragment_or_page, is_fragment, vary, vary_on_htmx
 - editing:   actor_of, normalize_text, commit_of, preview_context, conflict_context
+- conflicts: conflict_sides and Names (the one conflict component, web/_conflict_sides.html),
+             preview_html (previews that draw conflict regions as such)
 - timefmt:   ago, isotime, fulltime (the `ago` template filter prints the same)
 - fields:    StoreRuleField (a form field checked by a store name rule)
 - diffs:     file_views, anchor_for, FileView (drawn diffs, from memoryui.web.diffview)

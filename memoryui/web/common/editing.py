@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 
 from django.http import HttpRequest
 
-from memoryui.rendering import render_markdown
 from memoryui.store import ABSENT, Actor, Conflict, Kind, Store, StoreError, version_of
-from memoryui.store.diffs import diff_texts
 from memoryui.store.merge import find_base, merge3
 from memoryui.web import hierarchy
-from memoryui.web.diffview import file_views
+
+from .conflicts import Names, conflict_sides, preview_html
+
+EDITOR_NAMES = Names("your text", "the version you started from", "the current file", "conflict")
 
 
 def actor_of(request: HttpRequest) -> Actor:
@@ -57,7 +58,7 @@ def preview_context(store: Store, text: str, *, path: str | None = None,
     size, lines = len(text.encode()), hierarchy.count_lines(text)
     budget = store.layout.budget(kind) if kind else None
     return {
-        "html": render_markdown(text),
+        "html": preview_html(text),
         "cut": hierarchy.agent_cut(store.layout, kind, text),
         "budget": hierarchy.budget_view(budget, size, lines) if budget else None,
         "lines": lines, "size_text": hierarchy.fmt_bytes(size),
@@ -83,29 +84,25 @@ def conflict_context(store: Store, path: str, *, mine: str, base: str,
                      exc: Conflict) -> ConflictView:
     """Nothing was written: their commits since `base`, both diffs, and a merge to start from.
 
-    ctx keys: deleted, current, current_html, mine, theirs_diff / mine_diff (FileDiff),
-    theirs (drawn diff views), base_known, commits (hierarchy.Change, newest first),
-    merged, conflicts, clean, uncommitted (their change is not committed yet).
+    ctx keys: deleted, sides (the shared conflict component: diffs, and the texts with
+    ids conflict-base / conflict-ours / conflict-theirs), base_known, commits
+    (hierarchy.Change, newest first), merged, conflicts, clean, uncommitted (their change
+    is not committed yet).
     """
     current = exc.current
     base_text, newer = find_base(store, path, base)
-    mine_diff = None
     merged, conflicts = None, 0
-    if base_text is not None:
-        theirs_diff = diff_texts(base_text, current, path)
-        mine_diff = diff_texts(base_text, mine, path)
-        if current is not None:
-            result = merge3(base_text, mine, current, store.git.state_dir)
-            if result is not None:
-                merged, conflicts = result.text, result.conflicts
-    else:
-        theirs_diff = diff_texts(mine, current, path)
+    if base_text is not None and current is not None:
+        result = merge3(base_text, mine, current, store.git.state_dir)
+        if result is not None:
+            merged, conflicts = result.text, result.conflicts
     uncommitted = current is not None and (
         not newer or version_of(store.file_at(path, newer[0].sha)) != exc.version)
     ctx = {
-        "deleted": current is None, "current": current, "mine": mine,
-        "current_html": render_markdown(current) if current is not None else "",
-        "theirs_diff": theirs_diff, "mine_diff": mine_diff, "theirs": file_views([theirs_diff]),
+        "deleted": current is None,
+        "sides": conflict_sides(path, base_text, mine, current, EDITOR_NAMES,
+                                base_known=base_text is not None,
+                                open_texts=() if merged is not None else ("ours",)),
         "base_known": base_text is not None,
         "commits": [hierarchy.Change(c.sha, c.author, c.actor, c.time, c.subject)
                     for c in newer],

@@ -14,9 +14,10 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from memoryui.roles import CURATOR, require_role
-from memoryui.store import names
-from memoryui.store.revert import CannotMerge, revert
-from memoryui.web.common import BadInput, actor_of, render_page, web_errors
+from memoryui.store import Store, names
+from memoryui.store.revert import LABELS, CannotMerge, RevertFile, revert
+from memoryui.web.common import BadInput, actor_of, preview_context, render_page, web_errors
+from memoryui.web.common.conflicts import Names, conflict_sides
 from memoryui.workspace import get_store
 
 from .forms import SHA_RE, first_error
@@ -31,6 +32,16 @@ class RevertForm(forms.Form):
     head = forms.RegexField(regex=SHA_RE, error_messages={
         "required": "the form lacks the commit the page was loaded at; reload the page",
         "invalid": "the form lacks the commit the page was loaded at; reload the page"})
+
+
+def _conflict_file(store: Store, n: int, f: RevertFile) -> dict:
+    """One conflicting file of the conflict view: its merged text, the shared conflict
+    component (the later change and the revert, each from the reverted commit's text) and
+    the merged text's preview with its conflict regions drawn."""
+    names = Names("the current file", LABELS[1], LABELS[2], ids=f"revert-{n}")
+    return {"path": f.path, "text": f.text or "", "conflicts": f.conflicts, "n": n,
+            "sides": conflict_sides(f.path, f.after, f.current, f.before, names),
+            "preview": preview_context(store, f.text or "", path=f.path)}
 
 
 def _resolved(request: HttpRequest) -> dict[str, str]:
@@ -60,7 +71,8 @@ def revert_commit(request: HttpRequest, sha: str) -> HttpResponse:
     except CannotMerge as exc:
         return render_page(request, "web/history/revert_conflict.html", {
             "sha": full, "head": head, "message": str(exc),
-            "files": [f for f in exc.files if f.conflicts],
+            "files": [_conflict_file(store, n, f)
+                      for n, f in enumerate((f for f in exc.files if f.conflicts), 1)],
             "clean": [f for f in exc.files if not f.conflicts and f.changes],
         }, status=409)
     if result.commit is None:

@@ -3,9 +3,9 @@ case, beside `git diff --no-index --word-diff` of the same two texts as the floo
 
 - a 58-line paragraph with 4 one-word edits (what a curator's fix of an agent's note is);
 - the same paragraph with every other word changed (alike, with many edits);
-- the worst case: the same words in another order (alike by the bag of words, nothing in
-  order): the word matcher spends its whole budget (`worddiff.STEPS`) and the paragraph
-  shows as deleted and inserted whole.
+- the same words in another order (alike by the bag of words, little in order): the
+  longest common subsequence of the whole paragraph, the most a paragraph of this length
+  can cost within the page's budget (`worddiff.STEPS`).
 
 Timed on `prose_diff` (the domain: blocks, word matching, marks), not the rendering.
 """
@@ -76,4 +76,4 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
             ops = [b.op for b in prose_diff(old, new)]
             report(f"prose diff: {name}", ours, floor="git diff --no-index --word-diff",
                    floor_ms=floor, note="word marks" if "change" in ops else
-                   "budget spent: whole paragraph deleted + inserted")
+                   "whole paragraph deleted + inserted")

@@ -6,7 +6,7 @@ result stays valid and sanitized. A changed block carries its word diff as markd
 private-use marks around the changed words (see INS/DEL); the input texts are stripped of
 those characters first, so no file can forge a mark.
 
-Changed blocks are word-diffed at any length by `worddiff` (Myers, cost bounded by one
+Changed blocks are word-diffed at any length by `worddiff` (rapidfuzz, cost bounded by one
 budget per diff): a long paragraph with a few edits gets its few words marked; blocks the
 budget cannot pay for show as deleted and inserted whole.
 """

@@ -54,11 +54,14 @@ def test_the_worst_case_spends_no_more_than_the_budget_and_falls_back_to_whole_b
     old = long_paragraph(200)
     words = " ".join(old).split(" ")
     random.Random(1).shuffle(words)  # same words, no order in common: alike by the bag
-    budget = Budget()
+    n = len(tokens(" ".join(words)))
+    budget = Budget(steps=n * n // 64 // 2)  # half of what matching them would cost
     out = prose_diff("\n".join(old), " ".join(words), budget)
     assert [b.op for b in out] == ["del", "ins"]
-    spent = STEPS - budget.steps
-    assert spent <= STEPS + len(tokens(" ".join(words))) * 3  # one round past the line at most
+    assert budget.steps >= 0  # refused before it was paid: nothing overspent
+    # with the page's whole budget the same paragraph is matched word by word
+    assert [b.op for b in prose_diff("\n".join(old), " ".join(words), Budget())] == ["change"]
+    assert n * n // 64 < STEPS
 
 
 def test_the_budget_is_shared_by_every_block_of_a_diff():

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Quick start (2): install everything the tests need (Debian's chromium included) and run
-# the whole suite: lint, then pytest on both cores. (PostgreSQL is installed only so tests
-# can start throwaway servers of their own on 127.0.0.1.)
+# Quick start (2): install everything the tests need into .venv (Debian's chromium, which
+# Playwright drives as it is, included) and run the whole suite: lint, then pytest on both
+# cores. (PostgreSQL is installed only so tests can start throwaway servers of their own
+# on 127.0.0.1.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PIP_BREAK_SYSTEM_PACKAGES=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
 need=""
 command -v git >/dev/null || need="$need git"
@@ -16,8 +16,9 @@ if [ -n "$need" ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $need
 fi
-python3 -m pip install -q -e ".[test,postgres]"
-python3 -m ruff check .
+. scripts/venv.sh
+"$PY" -m pip install -q -e ".[test,postgres]"
+"$PY" -m ruff check .
 # --dist loadgroup: tests marked xdist_group("x") share one worker (and so one costly fixture,
 # such as the e2e cluster); the rest are spread over both cores as usual.
-python3 -m pytest -n 2 --dist loadgroup -p no:cacheprovider "$@"
+"$PY" -m pytest -n 2 --dist loadgroup -p no:cacheprovider "$@"

@@ -11,9 +11,11 @@ Which scope a request acts for: a scope token acts for its own scope (a differen
 with `?scope=<scope>` or an `X-Memoryui-Scope` header (400 without it).
 
 Order of checks on every request, each answered in JSON like the agent API: Host and
-Origin against `ALLOWED_HOSTS` (421 / 403), body size against `MEMORYUI_MAX_BODY`
-(413), bearer token (401), scope (400 / 403); then the SDK, which checks Host and Origin
-again with `TransportSecuritySettings` built from the same list.
+Origin against `ALLOWED_HOSTS` (421 / 403), the method (405 but for POST: stateless, so
+no stream to open and no session to delete), body size against `MEMORYUI_MAX_BODY` (413),
+bearer token (401), scope (400 / 403), Content-Type (415 but for application/json); then
+the SDK, which checks Host and Origin again with `TransportSecuritySettings` built from
+the same list.
 """
 
 from __future__ import annotations
@@ -278,6 +280,13 @@ class MCPEndpoint:
         if problem:
             await _json_error(send, *problem)
             return
+        if scope.get("method") != "POST":
+            # Stateless: no server-to-client stream to open (GET would idle forever) and
+            # no session to delete; MCP's transport answers 405 for both.
+            await _json_error(send, 405, "method_not_allowed", f"{scope.get('method')} is "
+                              "not allowed here; send JSON-RPC messages with POST",
+                              headers=[(b"allow", b"POST")])
+            return
         try:
             length = int(headers.get(b"content-length", b"0") or 0)
         except ValueError:
@@ -297,6 +306,11 @@ class MCPEndpoint:
         if not isinstance(who, Caller):
             extra = [(b"www-authenticate", b'Bearer realm="memoryui"')] if who[0] == 401 else []
             await _json_error(send, *who, headers=extra)
+            return
+        ctype = headers.get(b"content-type", b"").decode("latin-1").split(";")[0]
+        if ctype.strip().lower() != "application/json":
+            await _json_error(send, 415, "unsupported_media_type", "send JSON-RPC messages "
+                              f"as application/json, not {ctype.strip() or 'no Content-Type'}")
             return
         if not self.running:
             await _json_error(send, 503, "unavailable", "the MCP endpoint needs the ASGI "

@@ -19,10 +19,12 @@ urlpatterns: list = [
     path("settings/agent/memory", dagu.global_memory, name="api_dagu_memory"),
     path("settings/agent/memory/dags/<str:dag>", dagu.dag_memory, name="api_dagu_dag_memory"),
     path("files", files.list_files, name="api_files"),
-    path("files/<path:path>", files.file_detail, name="api_file"),
+    # Any character (a newline too, which `<path:>` would not match): the view's path
+    # rule answers a bad name with a 400 that says what is wrong.
+    re_path(r"^files/(?P<path>[\s\S]+)\Z", files.file_detail, name="api_file"),
     path("history", files.history, name="api_history"),
     path("commits/<str:sha>", files.commit_detail, name="api_commit"),
     path("openapi.json", openapi.openapi_json, name="api_openapi"),
     path("", include("memoryui.api.search_urls")),
-    re_path(r"^.*$", not_found),
+    re_path(r"^[\s\S]*\Z", not_found),
 ]

@@ -149,13 +149,18 @@ def tools_for(layout: str) -> list[Tool]:
 def find_tool(layout: str, name: str, args: dict | None = None) -> Tool | None:
     """The tool called `name` in a layout; `memory` dispatches on `command` vs `action`."""
     if name == "memory" and isinstance(args, dict):
-        _load()
-        candidates = [t for t in _REGISTRY if t.name == name and layout in t.layouts]
+        candidates = variants(layout, name)
         want = "anthropic" if "command" in args else "duragent"
         for t in candidates:
             if len(candidates) > 1 and t.dialect == want:
                 return t
     return _chosen_for(layout).get(name)
+
+
+def variants(layout: str, name: str) -> list[Tool]:
+    """Every tool called `name` in a layout: `memory` can be Anthropic's and Duragent's."""
+    _load()
+    return [t for t in _REGISTRY if t.name == name and layout in t.layouts]
 
 
 def lone_surrogate(value: object, where: str = "") -> str | None:

@@ -7,7 +7,7 @@ from openapi_spec_validator import validate
 
 EXPECTED = {
     "/api/v1/tools": {"get"},
-    "/api/v1/agents/{scope}/tools/{tool}": {"post"},
+    "/api/v1/agents/{scope}/tools/remember": {"post"},
     "/api/v1/settings/agent/memory": {"get", "put", "delete"},
     "/api/v1/settings/agent/memory/dags/{dagName}": {"get", "put", "delete"},
     "/api/v1/files": {"get"},
@@ -56,6 +56,16 @@ def test_tool_names_match_the_tools_endpoint(client, spec, make_token):
     enum = spec["components"]["schemas"]["ToolName"]["enum"]
     assert sorted(enum) == sorted({t["name"] for t in listed})
     assert "remember" in enum
+
+
+def test_each_tool_has_an_operation_with_its_own_schema(client, spec, make_token):
+    token = make_token("ops-bot")
+    listed = client.get("/api/v1/tools", HTTP_AUTHORIZATION=f"Bearer {token}").json()["tools"]
+    for tool in listed:
+        op = spec["paths"][f"/api/v1/agents/{{scope}}/tools/{tool['name']}"]["post"]
+        schema = op["requestBody"]["content"]["application/json"]["schema"]
+        assert tool["input_schema"] == schema or any(
+            tool["input_schema"] in (alt, *alt.get("allOf", [])) for alt in schema["anyOf"])
 
 
 def test_bearer_security_is_declared(spec):

@@ -1,0 +1,7 @@
+"""`python -m memoryui ...`: the same as the `memoryui` console command."""
+
+import sys
+
+from memoryui.cli import main
+
+sys.exit(main())

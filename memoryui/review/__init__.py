@@ -30,7 +30,14 @@ from .actions import (
     revert_text,
     undo,
 )
-from .drafts import BudgetInfo, Draft, budget_info, default_message, make_draft
+from .drafts import (
+    BudgetInfo,
+    Draft,
+    budget_info,
+    default_message,
+    fill_description,
+    make_draft,
+)
 from .entries import Item, clear_caches, dom_id, entries_of, entry_key, items_of, parse_key
 from .errors import AlreadyReviewed, OverBudget, ReviewError, UndoConflict
 from .ledger import DISMISSED, PROMOTED, Decision, FoundPromotion, Ledger, PromotionRecord
@@ -57,6 +64,7 @@ __all__ = [
     "RebuildStats", "ReviewError", "Target", "UndoConflict", "budget_info", "build_queue",
     "clear_caches", "commit_of", "daily_files", "default_kind", "default_message",
     "describe", "dismiss", "dom_id", "entries_of", "entry_key", "existing_names",
+    "fill_description",
     "items_of", "make_draft", "make_target", "neighbours", "parse_key", "promote_entries",
     "rebuild", "refuse_promoted", "reopen", "resolve", "revert_text", "scan",
     "target_kinds", "undecided_counts", "undo",

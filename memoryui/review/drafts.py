@@ -121,6 +121,23 @@ def make_draft(target: Target, items: list[Item], place: int | None = None,
                  found, description)
 
 
+def fill_description(target: Target, text: str, started: str, description: str) -> str:
+    """A new skill's Description field, written into the front matter of the text being
+    saved.
+
+    The field is applied when the lead changed it since the draft was built (`started`
+    holds the description the draft was built with) and left the text's own description
+    as drafted: an edit made in the text itself wins. Any other target: the text as is.
+    """
+    if target.kind != Kind.SKILL or target.text is not None:
+        return text
+    wanted, current = description.strip(), skills.description_of(text)
+    drafted = skills.description_of(started) or ""
+    if current is None or wanted == drafted or current != drafted:
+        return text
+    return skills.with_description(text, wanted)
+
+
 REFIT_MAX = 200_000
 
 

@@ -145,6 +145,45 @@ def validate(text: str, folder: str | None = None) -> None:
         raise SkillError(found)
 
 
+def description_of(text: str) -> str | None:
+    """The front matter's description as text ("" when missing); None when the text has
+    no front matter that is a YAML mapping."""
+    data = _front_matter(text)
+    if data is None:
+        return None
+    value = data.get("description")
+    return "" if value is None else str(value)
+
+
+def with_description(text: str, description: str) -> str:
+    """The text with its front matter's description set to `description`: the other keys
+    keep their order and values, the body stays byte for byte. Text without a YAML mapping
+    front matter comes back as it is (the save names that rule)."""
+    data = _front_matter(text)
+    opened = _OPEN_RE.match(text)
+    close = _CLOSE_RE.search(text, opened.end()) if opened else None
+    if data is None or close is None:
+        return text
+    data["description"] = description
+    return f"---\n{_dump(data)}{text[close.start():]}"
+
+
+def _front_matter(text: str) -> dict | None:
+    source, _body = split_front_matter(text)
+    if source is None:
+        return None
+    try:
+        data = yaml.safe_load(source) if source.strip() else {}
+    except yaml.YAMLError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _dump(data: dict) -> str:
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10_000,
+                          default_flow_style=False)
+
+
 def build(name: str, description: str, body: str, *, license: str | None = None,
           compatibility: str | None = None, metadata: dict[str, str] | None = None,
           allowed_tools: str | None = None) -> str:
@@ -162,6 +201,4 @@ def build(name: str, description: str, body: str, *, license: str | None = None,
         data["metadata"] = {str(k): str(v) for k, v in metadata.items()}
     if allowed_tools:
         data["allowed-tools"] = allowed_tools
-    yml = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10_000,
-                         default_flow_style=False)
-    return f"---\n{yml}---\n\n{body.lstrip(chr(10))}"
+    return f"---\n{_dump(data)}---\n\n{body.lstrip(chr(10))}"

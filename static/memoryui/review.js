@@ -42,7 +42,7 @@
       item.dispatchEvent(new KeyboardEvent("keydown", { key: "j", bubbles: true }));
       return;
     }
-    var choice = t.closest(".promote-menu a");
+    var choice = t.closest(".promote-menu button");
     if (choice) {
       // A target was chosen: close the menu so it does not cover the editor it opens.
       var menu = choice.closest("details");

@@ -186,3 +186,56 @@ def test_wide_screens_keep_the_sidebar_and_no_page_breaks_its_csp(live_workspace
         assert "style-src" in violations(page)[0]
     finally:
         ctx.close()
+
+
+DESKTOP = {"width": 1280, "height": 800}
+# Each cell's text and how tall its content is, in lines of its font size.
+LINES = """cells => cells.map(cell => {
+  const range = document.createRange();
+  range.selectNodeContents(cell);
+  const boxes = [...range.getClientRects()].filter(b => b.height > 0);
+  const top = Math.min(...boxes.map(b => b.top)), bottom = Math.max(...boxes.map(b => b.bottom));
+  return [cell.innerText.trim(), (bottom - top) / parseFloat(getComputedStyle(cell).fontSize)];
+})"""
+
+
+def test_desktop_sidebar_runs_to_the_page_bottom_and_agent_rows_stay_on_one_line(
+        live_workspace, browser, make_user):
+    base, store = live_workspace
+    build_demo(store.root, today=TODAY)
+    viewer = make_user("viewer", "lead")
+    ctx = new_context(browser, viewport=DESKTOP)
+    try:
+        page = ctx.new_page()
+        sign_in(page, base, viewer.username)
+
+        # The overview's agents table at 1280 px: dates and sizes are never broken.
+        page.goto(base + "/")
+        heads = page.locator("table.ov-scopes thead th").all_inner_texts()
+        for name in ("MEMORY.md", "Latest log", "Last change", "Size"):
+            col = [h.strip() for h in heads].index(name) + 1
+            cells = page.locator(f"table.ov-scopes tbody tr > :nth-child({col})")
+            lines = cells.evaluate_all(LINES)
+            assert len(lines) == 3 and all(n < 2 for _text, n in lines), (name, lines)
+        box = page.evaluate("() => [document.querySelector('.ov-scopes').scrollWidth,"
+                            " document.querySelector('.ov-scopes').closest('.table-scroll')"
+                            ".clientWidth]")
+        assert box[0] <= box[1], f"the agents table scrolls at 1280 px: {box}"
+        screenshot(page, "desktop-overview")
+
+        # A long page: the sidebar's column (its background) reaches the bottom of the page,
+        # and its links stay in view at the bottom.
+        page.goto(base + "/s/ops-bot/history/")
+        height, bottom, painted, body = page.evaluate(
+            "() => { const s = document.querySelector('.sidebar');"
+            " return [document.documentElement.scrollHeight,"
+            " s.getBoundingClientRect().bottom + window.scrollY,"
+            " getComputedStyle(s).backgroundColor, getComputedStyle(document.body).backgroundColor]; }")
+        assert height > 2 * DESKTOP["height"]
+        assert bottom >= height - 1, f"the sidebar ends at {bottom} px of {height}"
+        assert painted != body
+        page.evaluate("() => window.scrollTo(0, document.documentElement.scrollHeight)")
+        expect(page.locator(".sidebar").get_by_role("link", name="Overview")).to_be_in_viewport()
+        screenshot(page, "desktop-long-page-bottom")
+    finally:
+        ctx.close()

@@ -199,7 +199,7 @@ def test_review_works_without_javascript(live_workspace, browser, make_user):
         queue_url = f"{base}/review/?from={D2}&to={D2}"
         page.goto(queue_url)
         entry = page.locator(f"#{dom_id(key)}")
-        entry.get_by_role("link", name="Promote to ops-bot's MEMORY.md").click()
+        entry.get_by_role("button", name="Promote to ops-bot's MEMORY.md").click()
         page.wait_for_url(f"{base}/review/promote/**")
         assert page.locator(".page-header h1").inner_text() == "Promote 1 entry"
         page.select_option("select[name=place]", label="under ## Lessons")
@@ -248,7 +248,7 @@ def test_entry_page_menu_and_full_page_editor_with_javascript(live_workspace, pa
     page.goto(base + queue_path)
     item = page.locator(f"#{dom_id(rerank)}")
     item.locator(".promote-menu summary").click()
-    item.locator(".promote-menu a", has_text="World topic").click()
+    item.locator(".promote-menu button", has_text="World topic").click()
     expect(item.locator(".promote-menu-body")).to_be_hidden()
     name = item.locator(".promote-editor input[name=name]")
     expect(name).to_be_visible()

@@ -112,3 +112,20 @@ def test_another_place_in_the_same_file_keeps_edits_to_its_other_lines(store, le
         "- I work for Initech.\n",
         "- I work for Initech (since 2024).\n- Canary at 5% caught build 4711.\n")
     assert draft.target.text == MEMORY  # the save still checks against the file as it was
+
+
+def test_a_new_skills_description_field_fills_the_front_matter_unless_edited_in_the_text(
+        store, ledger, entries) -> None:
+    skill = review.make_target(store, "skill", name="canary-deploys")
+    items = review.resolve(store, ledger, [entries["canary"]])
+    started = review.make_draft(skill, items).text  # drafted before a description was typed
+    filled = review.fill_description(skill, started, started, "Deploy behind a canary.")
+    assert filled == started.replace("description: ''", "description: Deploy behind a canary.")
+    # The body stays byte for byte.
+    assert filled.split("---\n", 2)[2] == started.split("---\n", 2)[2]
+    # The lead wrote a description in the text itself: that one is saved.
+    own = started.replace("description: ''", "description: Mine.")
+    assert review.fill_description(skill, own, started, "Deploy behind a canary.") == own
+    # Any other target (an existing skill's text included) is saved as the lead left it.
+    memory = review.make_target(store, "memory", "ops-bot")
+    assert review.fill_description(memory, "text\n", "text\n", "x") == "text\n"

@@ -79,3 +79,13 @@ def test_build_with_an_empty_description_fails_validation_by_its_rule() -> None:
     assert skills.problems(text, "new-skill") == [
         "description: required, 1-1024 characters saying what the skill does and when to "
         "use it"]
+
+
+def test_with_description_sets_only_the_description() -> None:
+    text = GOOD.replace("---\n\n", "license: MIT\n---\n\n")
+    new = skills.with_description(text, "Fail over. Use when the primary is down.")
+    assert skills.parse(new, "db-failover").fields == {
+        "name": "db-failover", "description": "Fail over. Use when the primary is down.",
+        "license": "MIT"}
+    assert new.endswith("---\n\n# Failover\n\n1. Page.\n")
+    assert skills.with_description("# no front matter\n", "x") == "# no front matter\n"

@@ -123,9 +123,10 @@ def test_viewer_sees_the_queue_but_no_actions_and_cannot_act(client_as, seeded) 
                       HTTP_HX_REQUEST="true").status_code == 200
 
 
-def test_every_link_of_a_card_opens_its_action_for_that_entry(client_as, seeded) -> None:
-    """A card's links (tags.card_links): neighbours, promote, and each promotion target,
-    each a plain link back to this queue and an htmx request into the card's own slot."""
+def test_every_action_of_a_card_opens_for_that_entry(client_as, seeded) -> None:
+    """A card's neighbours link (tags.neighbours_link), a plain link back to this queue and
+    an htmx request into the card's own slot; and its promote form, the entry's key once
+    and a button per target, each opening the editor for that entry and target."""
     import html as html_mod
     from urllib.parse import parse_qs, urlsplit
 
@@ -138,19 +139,24 @@ def test_every_link_of_a_card_opens_its_action_for_that_entry(client_as, seeded)
     card = page.split(f'id="{slot}"', 1)[1].split("</li>", 1)[0]
     links = [(html_mod.unescape(h), html_mod.unescape(x)) for h, x in
              re.findall(r'<a [^>]*href="(/review/[^"]+)" hx-get="([^"]+)"', card)]
-    assert len(links) == 6  # neighbours, promote, and the menu's four targets
-    kinds = []
-    for href, hx in links:
-        plain, htmx = parse_qs(urlsplit(href).query), parse_qs(urlsplit(hx).query)
-        assert plain["entry"] == htmx["entry"] == [key]
-        assert plain["next"] == [url] and "next" not in htmx
-        assert plain.get("kind") == htmx.get("kind")
-        if "kind" in plain:
-            kinds.append(plain["kind"][0])
-            assert htmx["slot"] == [slot]
-        assert client.get(href).status_code == 200
-        assert client.get(hx, HTTP_HX_REQUEST="true").status_code == 200
+    assert len(links) == 1  # neighbours; promotion is a form, not links
+    plain, htmx = (parse_qs(urlsplit(u).query) for u in links[0])
+    assert plain["entry"] == htmx["entry"] == [key]
+    assert plain["next"] == [url] and "next" not in htmx
+    form = card[card.index('<form class="inline-form promote-form"'):]
+    form = form[:form.index("</form>")]
+    assert card.count(key) == 3  # the checkbox, the promote form, the dismiss form
+    assert f'hx-vals=\'{{"slot": "{slot}"}}\'' in form
+    hidden = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', form))
+    assert hidden == {"entry": key, "next": html_mod.escape(url)}
+    kinds = re.findall(r'<button type="submit"[^>]* name="kind" value="(\w+)"', form)
     assert kinds == ["memory", "memory", "global", "world", "skill"]
+    for kind in kinds:  # what the browser sends for each button, without and with htmx
+        query = {"entry": key, "next": url, "kind": kind}
+        assert client.get(promote_url([key], next=url, kind=kind)).status_code == 200
+        r = client.get("/review/promote/?" + urlencode({**query, "slot": slot}),
+                       HTTP_HX_REQUEST="true")
+        assert r.status_code == 200 and f'id="editor-{slot}"' in r.content.decode()
 
 
 def test_anonymous_is_sent_to_sign_in(client, seeded) -> None:

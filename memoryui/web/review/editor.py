@@ -115,7 +115,8 @@ def open_draft(request: HttpRequest, store: Store, ctx: dict, data: dict,
 def save(request: HttpRequest, store: Store, ctx: dict, data: dict,
          items: list[review.Item], target: review.Target) -> HttpResponse:
     """One commit on the target, or the editor again saying why not (nothing written)."""
-    text = normalize_text(data["text"])
+    text = review.fill_description(target, normalize_text(data["text"]),
+                                   normalize_text(data["started"]), data["description"])
     base = data["base"].strip()
     again = functools.partial(editor, request, store, ctx, data, items=items, target=target,
                               text=text, base=base, place=data["place"],

@@ -7,17 +7,28 @@ contexts here, so a preview or a conflict looks and behaves the same everywhere.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 from django.http import HttpRequest
 
 from memoryui.rendering import render_markdown
-from memoryui.store import ABSENT, Actor, Conflict, Kind, Store, StoreError, version_of
+from memoryui.store import (
+    ABSENT,
+    Actor,
+    Conflict,
+    DiskFull,
+    Kind,
+    Store,
+    StoreError,
+    version_of,
+)
 from memoryui.store.diffs import diff_texts
 from memoryui.store.merge import find_base, merge3
 from memoryui.web import hierarchy
 from memoryui.web.diffview import file_views
 
+log = logging.getLogger("memoryui.web")
 
 def actor_of(request: HttpRequest) -> Actor:
     """The one author identity of the signed-in person, for every commit they cause.
@@ -35,10 +46,17 @@ def normalize_text(text: str) -> str:
 
 
 def commit_of(store: Store, path: str, result_commit: str | None) -> str:
-    """The commit a write landed in (with a commit delay: after flushing the batch)."""
+    """The commit a write landed in (with a commit delay: after flushing the batch); ""
+    when the commit has to wait. The write itself is made and journaled by then, so a
+    commit that fails (a disk that filled up since) never turns it into a refusal: the
+    committer makes the commit later, and the person reads "Saved", which is true."""
     if result_commit:
         return result_commit
-    store.flush()
+    try:
+        store.flush()
+    except DiskFull:
+        log.warning("%s is saved; its commit waits for room on the disk", path)
+        return ""
     last = store.last_changes().get(path)
     return last["sha"] if last else ""
 

@@ -17,6 +17,8 @@ from memoryui.roles import VIEWER, require_role
 from memoryui.store import ABSENT, InvalidName, NotFound, names
 from memoryui.store import history as githistory
 from memoryui.store.history import CommitInfo
+from memoryui.store.writes import TRAILER as WRITE
+from memoryui.store.writes import writes_of
 from memoryui.web.common import (
     BadInput,
     fragment_or_page,
@@ -30,12 +32,15 @@ from memoryui.web.links import file_url
 from memoryui.workspace import get_store
 
 from .forms import SHA_RE, CommitQuery, ViewQuery, first_error
+from .rowhtml import writes_list
 from .rows import EMPTY_TREE, checked_path, commit_id, rows
 
 
 def _trailer_rows(info: CommitInfo) -> list[dict]:
     out = []
     for key, values in info.trailers.items():
+        if key == WRITE:
+            continue  # listed as the commit's writes
         for value in values:
             href = None
             if key in ("Restored-From", "Reverts") and SHA_RE.fullmatch(value):
@@ -90,6 +95,7 @@ def commit(request: HttpRequest, sha: str) -> HttpResponse:
         "commit": detail, "row": rows([detail])[0], "files": drawn, "all_files": files,
         "undrawn": len(files) - len(drawn), "split": split, "only": only,
         "trailers": _trailer_rows(detail), "head": store.head(),
+        "writes": writes_list(writes_of(detail.trailers)),
         "additions": sum(f.additions for f in files),
         "deletions": sum(f.deletions for f in files),
         "unified_href": "?" + urlencode({"path": only} if only else {}),

@@ -23,10 +23,9 @@ from memoryui.store import (
     StoreError,
     version_of,
 )
-from memoryui.store.diffs import diff_texts
 from memoryui.store.merge import find_base, merge3
 from memoryui.web import hierarchy
-from memoryui.web.diffview import file_views
+from memoryui.web.diffview import file_views, text_diff
 
 log = logging.getLogger("memoryui.web")
 
@@ -110,14 +109,14 @@ def conflict_context(store: Store, path: str, *, mine: str, base: str,
     mine_diff = None
     merged, conflicts = None, 0
     if base_text is not None:
-        theirs_diff = diff_texts(base_text, current, path)
-        mine_diff = diff_texts(base_text, mine, path)
+        theirs_diff = text_diff(base_text, current, path)
+        mine_diff = text_diff(base_text, mine, path)
         if current is not None:
             result = merge3(base_text, mine, current, store.git.state_dir)
             if result is not None:
                 merged, conflicts = result.text, result.conflicts
     else:
-        theirs_diff = diff_texts(mine, current, path)
+        theirs_diff = text_diff(mine, current, path)
     uncommitted = current is not None and (
         not newer or version_of(store.file_at(path, newer[0].sha)) != exc.version)
     ctx = {

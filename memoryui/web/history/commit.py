@@ -12,7 +12,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from memoryui.rendering import render_markdown
+from memoryui.rendering import render_markdown, too_large
 from memoryui.roles import VIEWER, require_role
 from memoryui.store import ABSENT, InvalidName, NotFound, names
 from memoryui.store import history as githistory
@@ -121,6 +121,8 @@ def file_at(request: HttpRequest, sha: str, path: str) -> HttpResponse:
     infos = githistory.log(store.root, [], rev=full, limit=1, with_files=False)
     current, version = store.read_versioned(path)
     raw = ViewQuery(request.GET).raw
+    if raw and too_large(text):  # the text itself, not a page as large as it
+        return HttpResponse(text, content_type="text/plain; charset=utf-8")
     return render_page(request, "web/history/file_at.html", {
         "path": path, "sha": full, "row": rows(infos)[0] if infos else None,
         "text": text, "html": None if raw else render_markdown(text), "raw": raw,

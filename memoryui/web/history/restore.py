@@ -9,9 +9,8 @@ from django.views.decorators.http import require_POST
 
 from memoryui.roles import CURATOR, require_role
 from memoryui.store import ABSENT, Conflict, Store
-from memoryui.store.diffs import diff_texts
 from memoryui.web.common import BadInput, actor_of, render_page, web_errors
-from memoryui.web.diffview import file_views
+from memoryui.web.diffview import file_views, text_diff
 from memoryui.web.links import file_url
 from memoryui.workspace import get_store
 
@@ -53,7 +52,7 @@ def restore(request: HttpRequest, path: str) -> HttpResponse:
 def _conflict(request: HttpRequest, store: Store, path: str, rev: str, old: str | None,
               exc: Conflict) -> HttpResponse:
     """Someone changed the file since the page loaded: show what they did, overwrite nothing."""
-    fd = diff_texts(exc.current, old, path)
+    fd = text_diff(exc.current, old, path)
     return render_page(request, "web/history/restore_conflict.html", {
         "path": path, "rev": rev, "message": str(exc), "files": file_views([fd]),
         "base": exc.version or ABSENT, "exists": exc.current is not None,

@@ -20,7 +20,6 @@ from django.views.decorators.http import require_http_methods
 from memoryui.roles import CURATOR, VIEWER, has_role, require_role
 from memoryui.store import ABSENT, Conflict, Store, version_of
 from memoryui.store import names as store_names
-from memoryui.store.diffs import diff_texts
 from memoryui.store.merge import has_conflict_markers, merge3
 from memoryui.store.sync import ConflictChanged, SyncConflict, Syncer
 from memoryui.web.common import (
@@ -31,6 +30,7 @@ from memoryui.web.common import (
     render_page,
     web_errors,
 )
+from memoryui.web.diffview import text_diff
 
 from .forms import ResolveForm, first_error
 from .views import T, syncer_or_404
@@ -60,8 +60,8 @@ def _render(request: HttpRequest, syncer: Syncer, path: str, record: SyncConflic
     ctx = {
         "path": path, "record": record, "base": base, "ours": ours, "theirs": theirs,
         "text": text, "regions": regions, "markers": has_conflict_markers(text),
-        "ours_diff": file_views([diff_texts(base, ours, path)]),
-        "theirs_diff": file_views([diff_texts(base, theirs, path)]),
+        "ours_diff": file_views([text_diff(base, ours, path)]),
+        "theirs_diff": file_views([text_diff(base, theirs, path)]),
         "expect": version_of(ours) if ours is not None else ABSENT,
         "message": message or f"sync: resolve the conflict in {path}",
         "error": error, "stale": stale, "delete": delete,

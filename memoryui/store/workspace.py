@@ -429,6 +429,7 @@ class Store:
                 raise NotFound(f"{old} does not exist")
             if dst.exists():
                 raise Conflict(f"{new} already exists", path=new, current=None, version=None)
+            ensure_room(self.root, 2 * len(data))  # (as in update)
             blob = self.git.create_blob(data)
             atomic_write(dst, data)
             src.unlink()
@@ -452,6 +453,7 @@ class Store:
         if not paths:
             return []
         with self.git.write_lock:
+            ensure_room(self.root, 0)  # (as in update)
             last = None
             for p in paths:
                 full = self.abspath(p)
@@ -486,6 +488,7 @@ class Store:
                 if self.abspath(dst).exists():
                     raise Conflict(f"{dst} already exists", path=dst, current=None,
                                    version=None)
+            ensure_room(self.root, 0)  # (as in update)
             last = None
             for src, dst in moves:
                 s, d = self.abspath(src), self.abspath(dst)

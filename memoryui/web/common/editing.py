@@ -17,13 +17,13 @@ from memoryui.store import (
     ABSENT,
     Actor,
     Conflict,
-    DiskFull,
     Kind,
     Store,
     StoreError,
     version_of,
 )
 from memoryui.store.merge import find_base, merge3
+from memoryui.store.room import disk_is_full
 from memoryui.web import hierarchy
 from memoryui.web.diffview import file_views, text_diff
 
@@ -47,14 +47,18 @@ def normalize_text(text: str) -> str:
 def commit_of(store: Store, path: str, result_commit: str | None) -> str:
     """The commit a write landed in (with a commit delay: after flushing the batch); ""
     when the commit has to wait. The write itself is made and journaled by then, so a
-    commit that fails (a disk that filled up since) never turns it into a refusal: the
-    committer makes the commit later, and the person reads "Saved", which is true."""
+    commit that fails (a disk that filled up since) never turns it into a refusal: a later
+    flush (the committer's tick, the next write) commits it, and the person reads
+    "Saved", which is true."""
     if result_commit:
         return result_commit
     try:
         store.flush()
-    except DiskFull:
-        log.warning("%s is saved; its commit waits for room on the disk", path)
+    except Exception as exc:  # noqa: BLE001 - the write is made; its commit is retried
+        if disk_is_full(store.git.git_dir, exc):
+            log.warning("%s is saved; its commit waits for room on the disk", path)
+        else:
+            log.exception("%s is saved; its commit failed and is retried", path)
         return ""
     last = store.last_changes().get(path)
     return last["sha"] if last else ""

@@ -3,6 +3,8 @@ save that went through is never answered as a failure when only its commit must 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from memoryui.store import Actor, DiskFull, Store, version_of
@@ -16,7 +18,7 @@ OLD = "# ops-bot\n\n- deploys on Tuesday\n"
 
 
 @pytest.fixture
-def ws(small_disk: Disk, settings) -> Store:
+def ws(small_disk: Disk, settings) -> Iterator[Store]:
     from memoryui.workspace import get_store, reset_store
 
     settings.MEMORYUI_WORKSPACE = small_disk.path / "ws"

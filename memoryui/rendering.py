@@ -23,9 +23,56 @@ from markdown.extensions import Extension
 from markdown.extensions.toc import slugify_unicode
 from markdown.treeprocessors import Treeprocessor
 
-__all__ = ["marked_html", "render_markdown"]
+__all__ = ["marked_html", "render_limit", "render_markdown", "too_large"]
 
 log = logging.getLogger(__name__)
+
+# The most bytes of text a page renders or diffs (MEMORYUI_RENDER_LIMIT in settings.py).
+# Markdown, bleach and difflib take seconds of a worker per megabyte and grow the page with
+# it (a 50 MB file took 53 s to render and made a 110 MB editor page), so pages offer a
+# larger file raw and as a download instead.
+DEFAULT_RENDER_LIMIT = 1 << 20
+
+
+def render_limit() -> int:
+    """The limit in bytes: the setting when Django is configured, else the default."""
+    from django.conf import settings  # (read per call, as settings may change)
+
+    if not settings.configured:
+        return DEFAULT_RENDER_LIMIT
+    return int(getattr(settings, "MEMORYUI_RENDER_LIMIT", DEFAULT_RENDER_LIMIT))
+
+
+def size_of(*texts: str | bytes | None) -> int:
+    """Bytes of these texts together (UTF-8), measured only as far as the limit needs."""
+    limit, total = render_limit(), 0
+    for text in texts:
+        if not text:
+            continue
+        # A character is at least a byte: a text with more characters than the limit is
+        # over it without being encoded.
+        total += len(text) if isinstance(text, bytes) or len(text) > limit \
+            else len(text.encode("utf-8", "surrogatepass"))
+    return total
+
+
+def too_large(*texts: str | bytes | None) -> bool:
+    """Whether these texts together are over the render limit (a diff counts both sides)."""
+    return size_of(*texts) > render_limit()
+
+
+def fmt_size(size: int) -> str:
+    """1.5 MiB, 800 KiB, 12 bytes: sizes in the too-large notices."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}".replace(".0 ", " ")
+    return f"{size} bytes"
+
+
+def too_large_html(size: int) -> str:
+    """What stands in for rendered text over the limit (no part of the text is in it)."""
+    return (f'<p class="render-skipped">This text is too large to render here ({fmt_size(size)}; '
+            f"pages render up to {fmt_size(render_limit())}).</p>")
 
 # Heading ids get a prefix so a heading such as "# htmx" or "# csrftoken" cannot clobber
 # DOM globals or ids of the surrounding page (GitHub does the same with "user-content-").
@@ -303,8 +350,11 @@ _rendered = _RenderCache()
 
 
 def render_markdown(text: str) -> str:
-    """Render memory markdown to HTML that is safe to mark safe in a template."""
+    """Render memory markdown to HTML that is safe to mark safe in a template; text over
+    the render limit gets a notice instead (pages offer it raw)."""
     text = text or ""
+    if too_large(text):
+        return too_large_html(size_of(text))
     cached = _rendered.get(text)
     if cached is None:
         cached = _render(text)

@@ -99,6 +99,9 @@ if MEMORYUI_SEARCH_BACKEND not in ("auto", "sqlite", "postgres"):
 # database stops within this time.
 MEMORYUI_TOKEN_CACHE = float(_env_number("MEMORYUI_TOKEN_CACHE", "5", float))
 MEMORYUI_MAX_BODY = int(_env_number("MEMORYUI_MAX_BODY", str(1024 * 1024), int))
+# Bytes of text a page renders as markdown or diffs (memoryui/rendering.py): a larger file
+# is offered raw and as a download, so no request spends seconds of a worker on it.
+MEMORYUI_RENDER_LIMIT = int(_env_number("MEMORYUI_RENDER_LIMIT", str(1024 * 1024), int))
 # Requests one `serve` worker runs at once (threads of its pool; each request runs whole in one).
 MEMORYUI_THREADS = max(1, int(_env_number("MEMORYUI_THREADS", "16", int)))
 # Each `serve` worker keeps to one CPU, spread over the ones there are (memoryui/serving.py:

@@ -25,6 +25,7 @@ import time
 import weakref
 
 from .gitrepo import GitRepo
+from .room import FullDiskBackoff, disk_is_full
 from .threadnames import named
 
 log = logging.getLogger("memoryui.store")
@@ -77,6 +78,7 @@ class Committer:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._ticked = git.state_dir / "ticked"  # its mtime: the last tick that committed
+        self.backoff = FullDiskBackoff()  # the ticks' waits while the disk is full
 
     def after_write(self, record_id: str) -> str | None:
         """The commit of a write just journaled (None while it waits for the next tick)."""
@@ -120,7 +122,7 @@ class Committer:
             if self._thread is not None and self._thread.is_alive():
                 return
             ref = weakref.ref(self)
-            stop, delay, hosting = self.stop, self.delay, self.hosting
+            stop, delay, hosting, backoff = self.stop, self.delay, self.hosting, self.backoff
 
             def loop() -> None:
                 if hosting:
@@ -132,9 +134,15 @@ class Committer:
                         return
                     wait = delay
                     try:
-                        wait = committer._next_wait(len(committer._tick()))
-                    except Exception:  # noqa: BLE001
-                        log.exception("deferred commit failed; retrying next tick")
+                        committed = committer._tick()
+                        if committed or not committer.git.has_uncommitted():
+                            backoff.succeeded()
+                        wait = committer._next_wait(len(committed))
+                    except Exception as exc:  # noqa: BLE001
+                        if disk_is_full(committer.git.git_dir, exc):
+                            wait = max(delay, backoff.failed(str(committer.git.root)))
+                        else:
+                            log.exception("deferred commit failed; retrying next tick")
                     del committer
 
             self._thread = threading.Thread(target=named(loop), name="memoryui-committer",

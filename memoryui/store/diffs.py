@@ -32,6 +32,7 @@ class FileDiff:
     status: str = "modified"  # added | deleted | modified | renamed
     binary: bool = False
     hunks: list[Hunk] = field(default_factory=list)
+    too_large: bool = False  # not computed: over the web's render limit (no hunks)
 
     @property
     def additions(self) -> int:

@@ -10,7 +10,7 @@ import os
 import secrets
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pygit2
@@ -32,7 +32,8 @@ def _in_one_page(size: int, tail: bytes) -> bool:
     return size % PAGE + len(tail) <= PAGE
 
 
-def atomic_write(path: Path, data: bytes, *, sync_folder: bool = True) -> None:
+def atomic_write(path: Path, data: bytes, *, sync_folder: bool = True,
+                 before_replace: Callable[[], None] | None = None) -> None:
     """Unique temp file in the same folder, fsync, rename, fsync the folder.
 
     A crash leaves either the old or the new file, never a torn one; the temp name is
@@ -41,12 +42,15 @@ def atomic_write(path: Path, data: bytes, *, sync_folder: bool = True) -> None:
     `sync_folder=False` leaves the folder's fsync (which makes the rename itself survive
     a power cut) to the caller: the store does it after releasing its lock, before it
     acknowledges the write, so writers to other files do not wait for it.
+    `before_replace` runs just before the rename (journaled.write): when it fails, so
+    does the write, with the old file untouched.
     """
     with disk_errors():
-        _atomic_write(path, data, sync_folder)
+        _atomic_write(path, data, sync_folder, before_replace)
 
 
-def _atomic_write(path: Path, data: bytes, sync_folder: bool = True) -> None:
+def _atomic_write(path: Path, data: bytes, sync_folder: bool = True,
+                  before_replace: Callable[[], None] | None = None) -> None:
     tmp = path.parent / temp_name(path.name)
     for attempt in range(5):
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -67,6 +71,8 @@ def _atomic_write(path: Path, data: bytes, sync_folder: bool = True) -> None:
         raise
     os.close(fd)
     try:
+        if before_replace is not None:
+            before_replace()
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -144,13 +150,13 @@ def sync_appended(fd: int) -> None:
         os.close(fd)
 
 
-def append_by_copy(folder: int, name: str, src: int, st: os.stat_result, tail: bytes
-                   ) -> int | None:
+def append_by_copy(folder: int, name: str, src: int, st: os.stat_result, tail: bytes,
+                   before_replace: Callable[[], None] | None = None) -> int | None:
     """`tail` appended to the log `name` in the open `folder` as a new file, for an entry that
     crosses a memory page (`append_at` refuses it: a write over two pages can stop between
     them): the log's `st.st_size` bytes copied from `src` by the kernel, the entry after
-    them, synced, then renamed over the log, so a reader or a killed writer sees the old
-    log or the new one. Returns the new file's descriptor (the caller syncs `folder` once
+    them, synced, then renamed over the log (after `before_replace`, as in `atomic_write`),
+    so a reader or a killed writer sees the old log or the new one. Returns the new file's descriptor (the caller syncs `folder` once
     it lets go of the lock), or None with nothing changed when `name` no longer is the
     file `src` is (the caller then takes the whole-file path).
 
@@ -172,6 +178,8 @@ def append_by_copy(folder: int, name: str, src: int, st: os.stat_result, tail: b
             _copy(src, fd, st.st_size)
             _write_all(fd, tail)
             os.fsync(fd)
+            if before_replace is not None:
+                before_replace()
             os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
         except BaseException:
             os.close(fd)
@@ -251,13 +259,13 @@ def disk_errors(where: Path | None = None, needed: int = 0) -> Iterator[None]:
     try:
         yield
     except (OSError, pygit2.GitError) as exc:
-        if getattr(exc, "errno", None) in FULL_ERRNOS or _says_full(str(exc)) \
-                or (where is not None and _free_bytes(where) < needed + ROOM_MARGIN):
+        if getattr(exc, "errno", None) in FULL_ERRNOS or says_full(str(exc)) \
+                or (where is not None and free_bytes(where) < needed + ROOM_MARGIN):
             raise DiskFull() from exc
         raise
 
 
-def _free_bytes(where: Path) -> int:
+def free_bytes(where: Path) -> int:
     try:
         st = os.statvfs(where)
     except OSError:
@@ -265,7 +273,7 @@ def _free_bytes(where: Path) -> int:
     return st.f_bavail * st.f_frsize
 
 
-def _says_full(text: str) -> bool:
+def says_full(text: str) -> bool:
     return any(os.strerror(code) in text for code in FULL_ERRNOS)
 
 
@@ -273,15 +281,6 @@ def fsync_dir(directory: Path) -> None:
     fd = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def append_line(path: Path, line: bytes) -> None:
-    """Append one record (caller holds the lock); O_APPEND keeps records whole."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    try:
-        os.write(fd, line)
     finally:
         os.close(fd)
 

@@ -32,10 +32,12 @@ import pygit2
 
 from . import gitindex, walk
 from .actors import Actor
-from .errors import Ambiguous, CommitRaceError, InvalidName, NotFound
-from .files import TMP_SUFFIX, ProcessLock, SharedProcessLock, append_line, disk_errors
+from .errors import Ambiguous, InvalidName, NotFound
+from .files import TMP_SUFFIX, ProcessLock, SharedProcessLock, disk_errors
 from .gitcli import GIT_ENV, run_git  # noqa: F401 - imported from here by the store
+from .journaled import append_line
 from .records import Record, apply_changes, commit_message, group_records
+from .room import branch_not_moved
 
 log = logging.getLogger("memoryui.store")
 
@@ -484,9 +486,7 @@ class GitRepo:
         try:
             run_git(self.root, "update-ref", "-m", "memoryui commit", ref, new, old or ZERO)
         except subprocess.CalledProcessError as exc:
-            msg = exc.stderr.decode(errors="replace").strip()
-            log.error("HEAD moved while committing (%s); batch kept for retry", msg)
-            raise CommitRaceError(f"the branch moved while committing: {msg}") from None
+            raise branch_not_moved(self.git_dir, exc.stderr.decode(errors="replace")) from None
 
     def refresh_index(self, paths: set[str] | list[str],
                       committed: dict[str, tuple[str, bytes | None] | None] | None = None

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 import pygit2
 
 from .actors import Actor
+from .writes import TRAILER as WRITE
+from .writes import trailer_value
 
 
 @dataclass
@@ -125,6 +127,8 @@ def commit_message(group: list[Record]) -> str:
         for t in r.trailers:
             if tuple(t) not in trailers:
                 trailers.append(tuple(t))
+    if len(group) > 1:  # grouped writes stay told apart (writes.py)
+        trailers += [(WRITE, trailer_value(r.time, r.tool, _printable(r.path))) for r in group]
     text = subject + "\n\n"
     if body:
         text += body + "\n\n"

@@ -8,6 +8,7 @@ as thin delegates so `from memoryui.store import Store` is all a caller needs.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -23,7 +24,7 @@ import pygit2
 
 from memoryui.secrets import Guard
 
-from . import history, lognote, names, pending, walk
+from . import history, journaled, lognote, names, pending, walk
 from .actors import Actor
 from .blame import BlameLine, blame_lines
 from .committer import Committer
@@ -32,7 +33,6 @@ from .files import (
     ProcessLock,
     append_at,
     append_by_copy,
-    append_in_place,
     atomic_write,
     crosses_page,
     disk_errors,
@@ -44,6 +44,7 @@ from .files import (
 from .gitrepo import MIN_COMMIT_ID, GitRepo
 from .layout import Address, Kind, Layout, get_layout
 from .records import Record
+from .room import ensure_room
 from .tree import (  # noqa: F401 (re-exported)
     LASTCHANGE_SAVE_EVERY,
     TREE_TTL,
@@ -289,24 +290,26 @@ class Store:
                     crc = lognote.crc_of_log(fd, size)
                 if crc is None or size + len(tail) > MAX_FILE_BYTES:
                     return self._not_appended(fd)
-                if not append_at(fd, st, size, tail):
+                crc = zlib.crc32(tail, crc)
+                rec = Record(path, "", actor, tool, message, trailers, time=when or 0.0,
+                             data=tail, base=size, crc=crc)
+                journal = functools.partial(self.git.record, rec)  # (journaled.py: why here)
+                if append_at(fd, st, size, tail):
+                    journaled.appended(fd, size, journal)
+                else:
                     if not crosses_page(st, size, tail):
                         return self._not_appended(fd)
                     opened_folder = walk.open_folder(self.root, path)
                     if opened_folder is None:
                         return self._not_appended(fd)
                     folder, name = opened_folder
-                    new = append_by_copy(folder, name, fd, st, tail)
+                    new = append_by_copy(folder, name, fd, st, tail, journal)
                     os.close(fd)
                     fd = new
                     if fd is None:
                         return self._not_appended(folder)
-                crc = zlib.crc32(tail, crc)
                 if tail.endswith(b"\n"):
                     lognote.write(lock, path, os.fstat(fd), crc)
-                rec = Record(path, "", actor, tool, message, trailers, time=when or 0.0,
-                             data=tail, base=size, crc=crc)
-                self.git.record(rec)
                 self._touch(path)
             except BaseException:
                 for open_fd in (fd, folder):
@@ -359,10 +362,9 @@ class Store:
                 if new is None or (new is not DELETE and old is not None and new == old):
                     return WriteResult(path, old_bytes, False)
                 added: list = []
-                base = tail = None
+                base = None
+                trailers = [tuple(t) for t in trailers]  # read twice: here and the record
                 if new is DELETE:
-                    full.unlink()
-                    prune_empty_dirs(full.parent, self.root)
                     blob, data = None, None
                 else:
                     if not isinstance(new, str):
@@ -372,32 +374,24 @@ class Store:
                     if len(data) > MAX_FILE_BYTES:
                         raise TooLarge(f"{path} would be {len(data)} bytes; the limit is "
                                        f"{MAX_FILE_BYTES} bytes")
-                    trailers = [tuple(t) for t in trailers]  # read twice: here and the record
                     machine = actor.kind == "agent" or \
                         any(k == "Memoryui-Token" for k, *_ in trailers)
                     added = self.secrets.check(path, old, new,
                                                "agent" if machine else actor.kind, SecretFound)
-                    # Its blob is made when it is committed (records.Record.data); a full disk
-                    # fails the write of the temporary file, before the file is touched.
+                    # Its blob is made when it is committed (records.Record.data).
                     blob = self.git.blob_id(data)
-                    # An append (a daily log's entry) goes in place, once: memoryui's writers
-                    # of this path wait on its lock, readers see the file grow; its sync
-                    # comes after the lock (files.append_in_place, sync_appended).
                     if old_bytes and data.startswith(old_bytes):
-                        base = len(old_bytes)
-                        tail = data[base:]
-                        appended = append_in_place(full, base, tail)
-                    try:
-                        if appended is None:
-                            # the file is synced inside, its folder below, unlocked
-                            atomic_write(full, data, sync_folder=False)
-                    except (NotADirectoryError, FileExistsError):
-                        raise InvalidName(f"invalid path {path!r}: a file stands where a "
-                                          "folder is needed") from None
-                rec = Record(path, blob, actor, tool, message, [tuple(t) for t in trailers],
-                             time=when or 0.0, data=data if base is None else tail,
-                             base=base)
-                self.git.record(rec)
+                        base = len(old_bytes)  # journaled as its appended bytes only
+                rec = Record(path, blob, actor, tool, message, trailers, time=when or 0.0,
+                             data=data if base is None else data[base:], base=base)
+                # Room for the file, its record and its commit; else a 507, nothing touched.
+                ensure_room(self.root, 2 * len(data or b""))
+                if data is None:
+                    journaled.remove(full, lambda: self.git.record(rec))
+                    prune_empty_dirs(full.parent, self.root)
+                else:  # an append goes in place (its sync after the locks: sync_appended)
+                    appended = journaled.write(full, path, data, old_bytes,
+                                               lambda: self.git.record(rec))
                 self._touch(path)
                 self.secrets.written(path, old, None if data is None else new, added)
         except BaseException:
@@ -435,6 +429,7 @@ class Store:
                 raise NotFound(f"{old} does not exist")
             if dst.exists():
                 raise Conflict(f"{new} already exists", path=new, current=None, version=None)
+            ensure_room(self.root, 2 * len(data))  # (as in update)
             blob = self.git.create_blob(data)
             atomic_write(dst, data)
             src.unlink()
@@ -458,6 +453,7 @@ class Store:
         if not paths:
             return []
         with self.git.write_lock:
+            ensure_room(self.root, 0)  # (as in update)
             last = None
             for p in paths:
                 full = self.abspath(p)
@@ -492,6 +488,7 @@ class Store:
                 if self.abspath(dst).exists():
                     raise Conflict(f"{dst} already exists", path=dst, current=None,
                                    version=None)
+            ensure_room(self.root, 0)  # (as in update)
             last = None
             for src, dst in moves:
                 s, d = self.abspath(src), self.abspath(dst)

@@ -38,6 +38,7 @@ from memoryui.store.budgets import (
     truncate_bytes,
 )
 from memoryui.tools.registry import ToolContext, ToolError, tool
+from memoryui.tools.zerostack_help import QUERY_HELP, SOURCE_HELP, TARGET_HELP
 
 LAYOUTS = {"zerostack"}
 MAX_INJECT_BYTES = ZEROSTACK_MAX_BYTES
@@ -412,8 +413,7 @@ def _schema(properties: dict, required: list[str]) -> dict:
             "additionalProperties": False}
 
 
-_TARGET = {"type": "string", "enum": list(TARGETS),
-           "description": "long_term, scratchpad, daily, or note"}
+_TARGET = {"type": "string", "enum": list(TARGETS), "description": TARGET_HELP}
 
 
 @tool("memory_write", dialect="zerostack", layouts=LAYOUTS, destructive=True,
@@ -448,7 +448,7 @@ def memory_write_tool(ctx: ToolContext, args: dict) -> str:
           "everything)."),
       schema=_schema({
           "source": {"type": "string", "enum": list(SOURCES),
-                     "description": "long_term, scratchpad, daily, note, or list"},
+                     "description": SOURCE_HELP},
           "name": {"type": "string", "description": "note stem or YYYY-MM-DD"},
       }, ["source"]),
       enum_errors={"source": "unknown source: {value}"})
@@ -466,7 +466,7 @@ def memory_read_tool(ctx: ToolContext, args: dict) -> str:
           "read a relevant file in full, follow up with memory_read. Use to recall older "
           "context that is not auto-injected. If a search returns 'No matches', try again "
           "with synonyms, broader concepts, or shorter keywords."),
-      schema=_schema({"query": {"type": "string"}}, ["query"]))
+      schema=_schema({"query": {"type": "string", "description": QUERY_HELP}}, ["query"]))
 def memory_search_tool(ctx: ToolContext, args: dict) -> str:
     return memory_search(ctx, args["query"])
 

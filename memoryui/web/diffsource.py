@@ -24,7 +24,7 @@ from urllib.parse import urlencode
 from django.http import HttpRequest, QueryDict
 from django.urls import reverse
 
-from memoryui.rendering import clean_html, render_markdown
+from memoryui.rendering import clean_html, render_markdown, too_large
 from memoryui.store import Store
 from memoryui.store.errors import StoreError
 from memoryui.store.prosediff import DEL_CLOSE, DEL_OPEN, INS_CLOSE, INS_OPEN, prose_diff
@@ -33,7 +33,6 @@ from memoryui.store.worddiff import Budget
 from .diffview import FileView, Row, Side, SplitRow
 
 CHUNK = 20  # lines one "↑" or "↓" shows
-PROSE_MAX_CHARS = 1_000_000  # both sides together; a bigger file keeps its source diff
 COOKIE = "memoryui_diffview"
 MAX_EXPANDS = 200
 EXPAND_RE = re.compile(r"([A-Za-z0-9_-]{1,1100}):(\d{1,9})-(\d{1,9})")
@@ -236,13 +235,13 @@ class DiffSource:
             if self.prose:
                 old = None if fd.status == "added" else self.old_text(fd.old_path or fd.path)
                 new = None if fd.status == "deleted" else self.new_text(fd.path)
-                if len(old or "") + len(new or "") <= PROSE_MAX_CHARS:
+                if not too_large(old, new):  # (over the limit: its source diff)
                     fv.prose = prose_html(old, new, self.budget)
                     return
         if not self.new_rev or fd.status not in ("modified", "renamed"):
             return
         text = self.new_text(fd.path)
-        if text is None:
+        if text is None or too_large(text):  # no expand rows over the render limit
             return
         lines = text_lines(text)
         gaps = hunk_gaps(fv, len(lines))

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
-from memoryui.store.diffs import DiffLine, FileDiff
+from memoryui.rendering import too_large
+from memoryui.store.diffs import DiffLine, FileDiff, diff_texts
 
 if TYPE_CHECKING:
     from .diffsource import DiffSource
@@ -191,6 +192,16 @@ def split_rows(fd: FileDiff) -> list[SplitRow]:
     return out
 
 
+def text_diff(old: str | None, new: str | None, path: str) -> FileDiff:
+    """`diff_texts` of two versions held in memory, unless together they are over the
+    render limit (difflib is quadratic at worst): then a diff with no hunks marked
+    `too_large`, which `file_views` summarises instead of drawing."""
+    if too_large(old, new):
+        return FileDiff(path, status="added" if old is None else "deleted" if new is None
+                        else "modified", too_large=True)
+    return diff_texts(old, new, path)
+
+
 def file_views(diffs: list[FileDiff], *, split: bool = False,
                max_files: int | None = None,
                source: DiffSource | None = None) -> list[FileView]:
@@ -203,7 +214,7 @@ def file_views(diffs: list[FileDiff], *, split: bool = False,
         fv = FileView(fd, anchor_for(fd.path))
         if i >= max_files:
             fv.drawn = False
-        elif fv.line_count > MAX_LINES_PER_FILE:
+        elif fd.too_large or fv.line_count > MAX_LINES_PER_FILE:
             fv.too_large = True
         elif split:
             fv.split = split_rows(fd)

@@ -15,13 +15,15 @@ import pytest
 
 from memoryui.store import Actor, DiskFull, Store, files, gitrepo, lognote
 from memoryui.store.files import PAGE
+from tests import fulldisk
+from tests.fulldisk import Disk
 from tests.secrets.samples import GITHUB
-from tests.store.test_disk_full import fill, small_disk  # noqa: F401 (fixture)
 from tests.store.test_durability import started
 
 LOG = "agents/a/memory/daily/2026-11-24.md"
 HEADER = "# 2026-11-24\n"
 BOT = Actor.agent("a")
+small_disk = fulldisk.small_disk  # the fixture
 
 
 def git(root: Path, *args: str) -> str:
@@ -141,24 +143,24 @@ def test_a_second_name_of_the_log_is_never_written_through(tmp_path: Path) -> No
 
 @pytest.mark.parametrize("case", ["in place", "by a new file"])
 def test_a_full_disk_leaves_the_last_good_log_and_appends_resume(
-        small_disk: Path, case: str) -> None:  # noqa: F811
+        small_disk: Disk, case: str) -> None:
     """An entry in place that needs a new block (the log ends on a page boundary), or one
     that crosses a page (the log copied into a new file, renamed over it), meets a full
     disk: DiskFull, the log as it was, no temporary file left; the next entry goes in."""
     length = PAGE if case == "in place" else 3 * PAGE - 5
-    store = Store(small_disk / "ws")
+    store = Store(small_disk.path / "ws")
     try:
         store.append(LOG, "x" * (length - len(HEADER) - 1) + "\n", header=HEADER, actor=BOT,
                      tool="remember")
         good = (store.root / LOG).read_bytes()
         assert len(good) == length
         store.flush()
-        filler = fill(small_disk)
+        small_disk.fill()
         with pytest.raises(DiskFull):
             store.append(LOG, "\n## 09:05\n\nlost\n", actor=BOT, tool="remember")
         assert (store.root / LOG).read_bytes() == good
         assert [p.name for p in (store.root / LOG).parent.iterdir()] == [Path(LOG).name]
-        filler.unlink()
+        small_disk.free()
         store.append(LOG, "\n## 09:06\n\nkept\n", actor=BOT, tool="remember")
         assert store.read(LOG) == good.decode() + "\n## 09:06\n\nkept\n"
         store.flush()

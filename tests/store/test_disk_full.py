@@ -1,65 +1,36 @@
 """A full disk is a clear DiskFull (507 "the workspace disk is full"), the old file stays
-intact, and writes work again once there is room. Real ENOSPC from a tiny tmpfs."""
+intact, and writes work again once there is room. Real ENOSPC from a small tmpfs
+(tests/fulldisk.py)."""
 
 from __future__ import annotations
 
-import errno
+import logging
 import os
-import subprocess
-from collections.abc import Iterator
-from pathlib import Path
+import time
 
 import pytest
 
-from memoryui.store import Actor, DiskFull, Store
+from memoryui.store import Actor, DiskFull, Store, workspace
+from memoryui.store.records import Record
+from memoryui.store.room import FullDiskBackoff
+from tests import fulldisk
+from tests.fulldisk import Disk
+
+small_disk = fulldisk.small_disk  # the fixture
 
 MEM = "agents/ops-bot/memory/MEMORY.md"
 DAILY = "agents/ops-bot/memory/daily/2026-03-01.md"
 BOT = Actor.agent("ops-bot")
 
 
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 2 MiB tmpfs mounted for this test (needs root; skipped with the reason otherwise)."""
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)],
-                          capture_output=True, text=True)
-    if proc.returncode != 0:
-        pytest.skip("cannot mount a small tmpfs to produce a real ENOSPC "
-                    f"(needs root and mount rights): {proc.stderr.strip()}")
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
-
-
-def fill(disk: Path) -> Path:
-    """Take every free byte with a filler file; returns it so a test can free the space."""
-    filler = disk / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        chunk = b"\0" * 65536
-        while True:
-            try:
-                os.write(fd, chunk)
-            except OSError as exc:
-                assert exc.errno == errno.ENOSPC
-                if len(chunk) == 1:
-                    return filler
-                chunk = chunk[: len(chunk) // 2]
-    finally:
-        os.close(fd)
-
-
-def test_disk_full_is_a_clear_error_and_the_old_file_stays(small_disk: Path) -> None:
-    store = Store(small_disk / "ws")
+def test_disk_full_is_a_clear_error_and_the_old_file_stays(small_disk: Disk) -> None:
+    store = Store(small_disk.path / "ws")
     try:
         store.write(MEM, "# Memory\n\n- the old fact\n", actor=BOT, tool="reflect")
         store.append(DAILY, "\n## 09:00\n\nfirst\n", header="# 2026-03-01\n", actor=BOT,
                      tool="remember")
         head = store.head()
-        filler = fill(small_disk)
+        small_disk.fill()
 
         big = "# Memory\n\n" + "".join(f"- fact {i}: {os.urandom(8).hex()}\n"
                                         for i in range(3000))
@@ -76,9 +47,128 @@ def test_disk_full_is_a_clear_error_and_the_old_file_stays(small_disk: Path) -> 
         assert leftovers == []  # no temp file left behind
         assert store.head() == head
 
-        filler.unlink()
+        small_disk.free()
         store.write(MEM, big, actor=BOT, tool="reflect")
         assert store.read(MEM) == big
         assert store.head() != head and store.pending() == []
     finally:
         store.close()
+
+
+ALICE = Actor.user("alice")
+
+
+def authors(store: Store) -> list[str]:
+    return [c.actor for c in store.log(limit=100)]
+
+
+def test_an_emptying_save_on_a_full_disk_is_refused_and_never_committed(
+        small_disk: Disk) -> None:
+    """Emptying a file needs no data blocks, so it got through on a full disk while its
+    commit could not: the save was answered as failed yet the file was empty, and the
+    person was later committed as its author."""
+    store = Store(small_disk.path / "ws", commit_delay=3600)
+    try:
+        store.write(MEM, "# Memory\n\n- the old fact\n", actor=BOT, tool="reflect")
+        store.flush()
+        small_disk.fill()
+        with pytest.raises(DiskFull):
+            store.write(MEM, "", actor=ALICE, tool="edit")
+        with pytest.raises(DiskFull):
+            store.delete(MEM, actor=ALICE, tool="delete")
+        assert (store.root / MEM).read_bytes() == b"# Memory\n\n- the old fact\n"
+        assert not store.git.has_uncommitted()
+        small_disk.free()
+        store.flush()
+        assert authors(store) == ["agent:ops-bot"] and store.pending() == []
+    finally:
+        store.close()
+
+
+def test_a_change_whose_record_cannot_be_journaled_is_taken_back(
+        small_disk: Disk, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The disk fills between the room check and the journal's record (here: no check):
+    a replaced file, an entry appended in place and a removed file all come back."""
+    monkeypatch.setattr(workspace, "ensure_room", lambda where, needed: None)
+    store = Store(small_disk.path / "ws")
+    try:
+        store.write(MEM, "# Memory\n\n- the old fact\n", actor=BOT, tool="reflect")
+        store.append(DAILY, "\n## 09:00\n\nfirst\n", header="# 2026-03-01\n", actor=BOT,
+                     tool="remember")
+        head = store.head()
+        small_disk.fill()
+        with pytest.raises(DiskFull):
+            store.write(MEM, "", actor=ALICE, tool="edit")
+        with pytest.raises(DiskFull):
+            store.append(DAILY, "\n## 10:00\n\nsmall\n", actor=BOT, tool="remember")
+        with pytest.raises(DiskFull):
+            store.delete(MEM, actor=ALICE, tool="delete")
+        assert store.read(MEM) == "# Memory\n\n- the old fact\n"
+        assert store.read(DAILY) == "# 2026-03-01\n\n## 09:00\nfirst\n".replace(
+            "09:00\n", "09:00\n\n")
+        assert sorted(p.name for p in (store.root / MEM).parent.rglob(".*")) == []
+        small_disk.free()
+        store.flush()
+        assert store.head() == head and store.pending() == []
+    finally:
+        store.close()
+
+
+def test_a_journal_record_cut_short_by_a_full_disk_leaves_no_torn_line(
+        small_disk: Disk) -> None:
+    """A record the disk has room for only in part is taken off again: the next one is not
+    glued to it, so the writes before and after it are committed by their authors."""
+    store = Store(small_disk.path / "ws", commit_delay=3600)
+    try:
+        store.write(MEM, "before\n", actor=BOT, tool="reflect")
+        small_disk.fill()
+        big = os.urandom(64 * 1024).hex().encode()
+        with pytest.raises(DiskFull):
+            store.git.record(Record("memory/world/x.md", store.git.blob_id(big), ALICE,
+                                    "edit", data=big))
+        small_disk.free()
+        store.write("memory/world/after.md", "after\n", actor=ALICE, tool="edit")
+        store.flush()
+        assert sorted(authors(store)) == ["agent:ops-bot", "user:alice"]
+        assert store.pending() == [] and store.file_at("memory/world/after.md", "HEAD")
+    finally:
+        store.close()
+
+
+def wait_for(condition, what: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.01)
+
+
+def test_the_committer_backs_off_on_a_full_disk_and_logs_it_once(
+        small_disk: Disk, caplog: pytest.LogCaptureFixture) -> None:
+    """A tick every few milliseconds on a full disk logs the disk once (not "HEAD moved"
+    at every tick), waits longer each time, and commits once there is room."""
+    if not small_disk.mounted:
+        pytest.skip("libgit2 writes outside Python's os calls: this needs the real tmpfs")
+    writer = Store(small_disk.path / "ws", commit_delay=3600)  # journals; never ticks here
+    try:
+        writer.write(MEM, "# Memory\n\n- kept while the disk is full\n", actor=BOT,
+                     tool="reflect")
+        small_disk.fill()
+        host = Store(small_disk.path / "ws", commit_delay=0.01)
+        try:
+            backoff = host.committer.backoff = FullDiskBackoff(first=0.02, cap=0.16)
+            caplog.clear()
+            with caplog.at_level(logging.INFO, logger="memoryui.store"):
+                host.host_commits()
+                wait_for(lambda: backoff.failures >= 8, "eight failed ticks")
+                texts = [r.getMessage() for r in caplog.records]
+                assert len(texts) == 1 and "is full" in texts[0], texts
+                small_disk.free()
+                wait_for(lambda: not host.git.has_uncommitted(), "the commit")
+                wait_for(lambda: not backoff.active, "the episode's end")
+            texts = [r.getMessage() for r in caplog.records]
+            assert len(texts) == 2 and "room again" in texts[1], texts
+            assert authors(host) == ["agent:ops-bot"]
+        finally:
+            host.close()
+    finally:
+        writer.close()

@@ -37,6 +37,29 @@ def test_a_message_names_its_paths_and_cannot_forge_trailers() -> None:
     subject, _, rest = text.partition("\n")
     assert subject == "done"
     trailers = [line for line in text.splitlines() if line.startswith("Memoryui-")]
-    assert trailers == ["Memoryui-Actor: agent:ops-bot", "Memoryui-Tool: memory"]
+    assert trailers[:2] == ["Memoryui-Actor: agent:ops-bot", "Memoryui-Tool: memory"]
+    assert len(trailers) == 4 and trailers[2].startswith("Memoryui-Write: ")
+    assert trailers[3].endswith(" memory memory/world/a\\nb.md")  # one line, escaped
     assert "- memory/world/a\\nb.md" in rest
     assert commit_message([Record(LOG, "1", ALICE, "edit")]).startswith(f"edit: {LOG}\n\n")
+
+
+def test_a_grouped_commit_lists_each_write_with_its_time_tool_and_file() -> None:
+    from memoryui.store.history import parse_trailers
+    from memoryui.store.writes import Write, writes_of
+
+    t = 1_772_355_600.0  # 2026-03-01 09:00:00 UTC
+    group = [Record(LOG, "1", BOT, "remember", time=t + 0.25),
+             Record("agents/ops-bot/memory/MEMORY.md", "2", BOT, "reflect", time=t + 1),
+             Record("memory/world/a b.md", "3", BOT, "update_world", time=t + 2.5)]
+    text = commit_message(group)
+    assert text.splitlines()[0] == "remember, reflect, update_world: " + LOG + " (+2 more)"
+    assert text.splitlines()[-3:] == [
+        f"Memoryui-Write: 2026-03-01T09:00:00.250Z remember {LOG}",
+        "Memoryui-Write: 2026-03-01T09:00:01.000Z reflect agents/ops-bot/memory/MEMORY.md",
+        "Memoryui-Write: 2026-03-01T09:00:02.500Z update_world memory/world/a b.md"]
+    import datetime as dt
+    at = dt.datetime(2026, 3, 1, 9, 0, 2, 500_000, tzinfo=dt.UTC)
+    assert writes_of(parse_trailers(text))[2] == Write(at, "update_world", "memory/world/a b.md")
+    # a commit of one write says it all in its subject and trailers
+    assert "Memoryui-Write" not in commit_message(group[:1])

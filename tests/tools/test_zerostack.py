@@ -333,3 +333,24 @@ def test_search_and_list_never_follow_a_symlink_out_of_the_workspace(ctx, tmp_pa
     (ctx.store.root / f"{P}/notes/evil.md").symlink_to(secret)
     assert run(ctx, "memory_search", query="needle") == "No matches for 'needle'."
     assert run(ctx, "memory_read", source="list") == f"{P}/notes/inside.md"
+
+
+def test_a_call_without_target_is_refused_and_the_schema_says_what_target_takes(ctx):
+    """`memory_write {"content": ...}`: memoryui's one argument check answers (zerostack's
+    own answer is serde's, through rig, with the column of the model's raw JSON, which
+    memoryui never sees); the definition the model was given says what `target` takes."""
+    from memoryui.tools.registry import tools_for
+
+    exc = error(ctx, "memory_write", content="staging needs the VPN")
+    assert (exc.status, exc.message) == (400, "missing required field 'target'")
+    assert ctx.store.list_files() == []
+    tools = {t.name: t.input_schema for t in tools_for("zerostack")}
+    for name in ("memory_write", "memory_edit"):
+        target = tools[name]["properties"]["target"]
+        assert "target" in tools[name]["required"]
+        assert target["enum"] == ["long_term", "scratchpad", "daily", "note"]
+        for value, meaning in [("long_term", "MEMORY.md"), ("scratchpad", "SCRATCHPAD.md"),
+                               ("daily", "today's log"), ("note", "notes/<name>.md")]:
+            assert f"{value}: " in target["description"] and meaning in target["description"]
+    assert "list" in tools["memory_read"]["properties"]["source"]["description"]
+    assert tools["memory_search"]["properties"]["query"]["description"]

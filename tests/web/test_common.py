@@ -16,7 +16,7 @@ from django.urls import reverse
 from memoryui.store import Actor, Store, version_of
 from memoryui.web.common import ago
 from memoryui.web.links import file_url, link
-from tests.store.test_disk_full import fill, small_disk  # noqa: F401 - a fixture
+from tests import fulldisk
 from tests.web.test_history import MEM, V3, Seeded, seed
 
 
@@ -70,16 +70,18 @@ def test_an_htmx_refusal_is_a_flash_swapped_out_of_band(client_as, seeded):
     assert "no such commit" in body and "<html" not in body
 
 
-def test_a_full_disk_is_a_507_page_and_the_file_stays(small_disk, settings,  # noqa: F811
-                                                      client_as):
+small_disk = fulldisk.small_disk  # the fixture
+
+
+def test_a_full_disk_is_a_507_page_and_the_file_stays(small_disk, settings, client_as):
     from memoryui.workspace import get_store, reset_store
 
-    settings.MEMORYUI_WORKSPACE = small_disk / "ws"
+    settings.MEMORYUI_WORKSPACE = small_disk.path / "ws"
     reset_store()
     try:
         store = get_store()
         store.write(MEM, V3, actor=Actor.agent("ops-bot"), tool="reflect")
-        filler = fill(small_disk)
+        small_disk.fill()
         big = "".join(f"- fact {i}: {os.urandom(8).hex()}\n" for i in range(3000))
         r = client_as("curator").post("/edit/" + MEM, {"text": big, "base": version_of(V3),
                                                        "message": ""})
@@ -88,7 +90,7 @@ def test_a_full_disk_is_a_507_page_and_the_file_stays(small_disk, settings,  # n
         assert "<h1>The disk is full</h1>" in html
         assert "the workspace disk is full" in error_card(html)
         assert store.read(MEM) == V3
-        filler.unlink()
+        small_disk.free()
     finally:
         reset_store()
 

@@ -167,8 +167,8 @@ def test_many_pending_files_load_later_diffs_on_demand(client_as, seeded, monkey
     assert f'hx-get="/pending/diff/{WORLD}"' in html and f'href="/pending/diff/{WORLD}"' in html
 
 
-def test_a_huge_rewrite_is_listed_without_drawing_its_diff(client_as, seeded, monkeypatch):
-    monkeypatch.setattr(views, "MAX_PENDING_DIFF_CHARS", 50)
+def test_a_huge_rewrite_is_listed_without_drawing_its_diff(client_as, seeded, settings):
+    settings.MEMORYUI_RENDER_LIMIT = 50
     (seeded.store.root / MEM).write_text("x" * 60 + "\n")
     html = client_as("viewer").get("/pending/").content.decode()
     assert f'href="/f/{MEM}"' in html

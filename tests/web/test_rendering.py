@@ -387,3 +387,12 @@ def test_render_cache_is_bounded_and_never_serves_another_text() -> None:
     first = render_markdown("# Title\n\n- one\n")
     assert render_markdown("# Title\n\n- one\n") == first
     assert "two" in render_markdown("# Title\n\n- one\n- two\n")
+
+
+def test_text_over_the_render_limit_gets_a_notice_not_its_html():
+    """Every caller (review cards, conflict views, old versions) is covered here once."""
+    huge = "# Huge\n\n" + "- a fact\n" * 130_000  # over the default 1 MiB
+    html = render_markdown(huge)
+    assert html.startswith('<p class="render-skipped">This text is too large to render here')
+    assert "Huge" not in html and "a fact" not in html
+    assert "<h1" in render_markdown(huge[:1000])

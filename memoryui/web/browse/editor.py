@@ -15,7 +15,6 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from memoryui.roles import ADMIN, CURATOR, require_role
 from memoryui.store import ABSENT, Conflict, NotFound, Store
-from memoryui.store.diffs import diff_texts
 from memoryui.store.layout import KIND_LABELS
 from memoryui.store.merge import find_base, has_conflict_markers
 from memoryui.web import hierarchy
@@ -29,12 +28,13 @@ from memoryui.web.common import (
     preview_context,
     web_errors,
 )
+from memoryui.web.diffview import text_diff
 from memoryui.web.links import file_url, scope_url
 from memoryui.web.secrets.views import flash_findings
 from memoryui.workspace import get_store
 
 from .forms import NAME_HELP, DeleteForm, EditForm, NewFileForm, PreviewForm
-from .views import missing, title_of
+from .views import missing, title_of, too_large_note
 
 T = "web/browse/"
 MARKERS = ("The text still contains conflict markers (<<<<<<<, =======, >>>>>>>). "
@@ -51,6 +51,10 @@ def edit(request: HttpRequest, path: str) -> HttpResponse:
     text, version = store.read_versioned(path)
     if text is None:
         return missing(request, store, path)
+    big = too_large_note(text)
+    if big:  # no textarea and no preview: the file is offered raw and as a download
+        return render(request, T + "edit_too_large.html",
+                      {"path": path, "too_large": big, "title": title_of(path, None)})
     return _editor(request, store, path, EditForm(initial={"message": f"edit: {path}"}),
                    text=text, base=version or "")
 
@@ -195,7 +199,7 @@ def delete_file(request: HttpRequest, path: str) -> HttpResponse:
         base_text, newer = find_base(store, path, d["base"].strip())
         ctx.update(conflict=True, commits=[hierarchy.Change(c.sha, c.author, c.actor, c.time,
                                                             c.subject) for c in newer],
-                   theirs_diff=diff_texts(base_text, text, path) if base_text is not None
+                   theirs_diff=text_diff(base_text, text, path) if base_text is not None
                    else None)
         return render(request, T + "delete.html", ctx, status=409)
     except NotFound as exc:

@@ -13,8 +13,9 @@ from urllib.parse import urlencode
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.http import content_disposition_header
 
-from memoryui.rendering import render_markdown
+from memoryui.rendering import render_limit, render_markdown, too_large
 from memoryui.roles import ADMIN, CURATOR, VIEWER, has_role, require_role
 from memoryui.store import Kind, Store, parse_daily, version_of
 from memoryui.store import names as store_names
@@ -146,6 +147,9 @@ def file_page(request: HttpRequest, path: str) -> HttpResponse:
         "can_edit": has_role(request.user, CURATOR), "can_delete": has_role(request.user, ADMIN),
         **hierarchy.sidebar(store, current_path=path),
     }
+    ctx["too_large"] = too_large_note(text)
+    if ctx["too_large"]:  # offered raw and as a download, never rendered or drawn by line
+        return render(request, T + "file.html", ctx)
     if view == "raw":
         ctx["rows"] = _raw_rows(text)
     elif item.kind == Kind.DAILY:
@@ -153,6 +157,14 @@ def file_page(request: HttpRequest, path: str) -> HttpResponse:
     else:
         ctx["html"] = render_markdown(text)
     return render(request, T + "file.html", ctx)
+
+
+def too_large_note(text: str) -> dict | None:
+    """Sizes for `_too_large.html` when `text` is over the render limit, else None."""
+    if not too_large(text):
+        return None
+    return {"size": hierarchy.fmt_bytes(len(text.encode("utf-8", "surrogatepass"))),
+            "limit": hierarchy.fmt_bytes(render_limit())}
 
 
 def missing(request: HttpRequest, store: Store, path: str) -> HttpResponse:
@@ -180,4 +192,7 @@ def raw(request: HttpRequest, path: str) -> HttpResponse:
                             content_type="text/plain; charset=utf-8")
     resp = HttpResponse(data, content_type="text/plain; charset=utf-8")
     resp["ETag"] = f'"{version_of(data)}"'
+    if "download" in request.GET:
+        resp["Content-Disposition"] = content_disposition_header(
+            True, path.rsplit("/", 1)[-1])
     return resp

@@ -17,8 +17,7 @@ from django.utils.safestring import mark_safe
 
 from memoryui.rendering import render_markdown
 from memoryui.store.conflicts import Piece, pieces
-from memoryui.store.diffs import diff_texts
-from memoryui.web.diffview import FileView, file_views
+from memoryui.web.diffview import FileView, file_views, text_diff
 
 ROLE_NAMES = {"ours": "One side", "base": "Common base", "theirs": "Other side"}
 
@@ -73,12 +72,12 @@ def conflict_sides(path: str, base: str | None, ours: str | None, theirs: str | 
     out = ConflictSides()
     if base_known:
         out.diffs.append(DiffPart(f"{_cap(names.base)} → {names.theirs}",
-                                  file_views([diff_texts(base, theirs, path)])))
+                                  file_views([text_diff(base, theirs, path)])))
         out.diffs.append(DiffPart(f"{_cap(names.base)} → {names.ours}",
-                                  file_views([diff_texts(base, ours, path)])))
+                                  file_views([text_diff(base, ours, path)])))
     else:
         out.diffs.append(DiffPart(f"{_cap(names.ours)} → {names.theirs}",
-                                  file_views([diff_texts(ours, theirs, path)])))
+                                  file_views([text_diff(ours, theirs, path)])))
     sides = [("base", names.base, base, " (the file did not exist)")] if base_known else []
     sides += [("ours", names.ours, ours, " (deleted)"), ("theirs", names.theirs, theirs,
                                                         " (deleted)")]

@@ -7,18 +7,21 @@ contexts here, so a preview or a conflict looks and behaves the same everywhere.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 from django.http import HttpRequest
 
 from memoryui.store import ABSENT, Actor, Conflict, Kind, Store, StoreError, version_of
 from memoryui.store.merge import find_base, merge3
+from memoryui.store.room import disk_is_full
 from memoryui.web import hierarchy
 
 from .conflicts import Names, conflict_sides, preview_html
 
 EDITOR_NAMES = Names("your text", "the version you started from", "the current file", "conflict")
 
+log = logging.getLogger("memoryui.web")
 
 def actor_of(request: HttpRequest) -> Actor:
     """The one author identity of the signed-in person, for every commit they cause.
@@ -36,10 +39,21 @@ def normalize_text(text: str) -> str:
 
 
 def commit_of(store: Store, path: str, result_commit: str | None) -> str:
-    """The commit a write landed in (with a commit delay: after flushing the batch)."""
+    """The commit a write landed in (with a commit delay: after flushing the batch); ""
+    when the commit has to wait. The write itself is made and journaled by then, so a
+    commit that fails (a disk that filled up since) never turns it into a refusal: a later
+    flush (the committer's tick, the next write) commits it, and the person reads
+    "Saved", which is true."""
     if result_commit:
         return result_commit
-    store.flush()
+    try:
+        store.flush()
+    except Exception as exc:  # noqa: BLE001 - the write is made; its commit is retried
+        if disk_is_full(store.git.git_dir, exc):
+            log.warning("%s is saved; its commit waits for room on the disk", path)
+        else:
+            log.exception("%s is saved; its commit failed and is retried", path)
+        return ""
     last = store.last_changes().get(path)
     return last["sha"] if last else ""
 

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET
 from memoryui.roles import VIEWER, require_role
 from memoryui.store import NotFound, Store
 from memoryui.store.blame import BlameLine, lines_before
+from memoryui.web.browse.views import too_large_note
 from memoryui.web.common import render_page, web_errors
 from memoryui.web.links import file_url, link
 from memoryui.workspace import get_store
@@ -131,9 +132,16 @@ def blame(request: HttpRequest, path: str) -> HttpResponse:
     store = get_store()
     raw_rev = request.GET.get("rev", "")
     rev = store.resolve_commit(raw_rev) if raw_rev else "HEAD"
-    if store.head() is None or store.file_at(path, rev) is None:
+    text = store.file_at(path, rev) if store.head() is not None else None
+    if text is None:
         raise NotFound(f"{path} is not in the committed workspace" if rev == "HEAD" else
                        f"{path} did not exist at commit {rev[:8]}")
+    big = too_large_note(text)
+    if big:  # git blame and a row per line: not over the render limit
+        return render_page(request, "web/history/blame.html", {
+            "path": path, "too_large": big, "file_href": file_url(path),
+            "rev": None if rev == "HEAD" else rev,
+            "exists": rev == "HEAD" or store.file_at(path, "HEAD") is not None}, path=path)
     lines = store.blame(path, rev)
     blocks = blocks_of(lines)
     link_before(store, blocks)

@@ -12,11 +12,13 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from memoryui.rendering import render_markdown
+from memoryui.rendering import render_markdown, too_large
 from memoryui.roles import VIEWER, require_role
 from memoryui.store import ABSENT, InvalidName, NotFound, names
 from memoryui.store import history as githistory
 from memoryui.store.history import CommitInfo
+from memoryui.store.writes import TRAILER as WRITE
+from memoryui.store.writes import writes_of
 from memoryui.web.common import (
     BadInput,
     fragment_or_page,
@@ -30,12 +32,15 @@ from memoryui.web.links import file_url
 from memoryui.workspace import get_store
 
 from .forms import SHA_RE, CommitQuery, ViewQuery, first_error
+from .rowhtml import writes_list
 from .rows import EMPTY_TREE, checked_path, commit_id, rows
 
 
 def _trailer_rows(info: CommitInfo) -> list[dict]:
     out = []
     for key, values in info.trailers.items():
+        if key == WRITE:
+            continue  # listed as the commit's writes
         for value in values:
             href = None
             if key in ("Restored-From", "Reverts") and SHA_RE.fullmatch(value):
@@ -90,6 +95,7 @@ def commit(request: HttpRequest, sha: str) -> HttpResponse:
         "commit": detail, "row": rows([detail])[0], "files": drawn, "all_files": files,
         "undrawn": len(files) - len(drawn), "split": split, "only": only,
         "trailers": _trailer_rows(detail), "head": store.head(),
+        "writes": writes_list(writes_of(detail.trailers)),
         "additions": sum(f.additions for f in files),
         "deletions": sum(f.deletions for f in files),
         "unified_href": "?" + urlencode({"path": only} if only else {}),
@@ -115,6 +121,8 @@ def file_at(request: HttpRequest, sha: str, path: str) -> HttpResponse:
     infos = githistory.log(store.root, [], rev=full, limit=1, with_files=False)
     current, version = store.read_versioned(path)
     raw = ViewQuery(request.GET).raw
+    if raw and too_large(text):  # the text itself, not a page as large as it
+        return HttpResponse(text, content_type="text/plain; charset=utf-8")
     return render_page(request, "web/history/file_at.html", {
         "path": path, "sha": full, "row": rows(infos)[0] if infos else None,
         "text": text, "html": None if raw else render_markdown(text), "raw": raw,

@@ -18,7 +18,6 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from memoryui.roles import CURATOR, VIEWER, require_role
 from memoryui.store import Actor, InvalidName, NotFound, Store, walk
-from memoryui.store.diffs import FileDiff, diff_texts
 from memoryui.web.common import (
     BadInput,
     actor_of,
@@ -28,13 +27,12 @@ from memoryui.web.common import (
     vary_on_htmx,
     web_errors,
 )
-from memoryui.web.diffview import FileView, anchor_for, file_views
+from memoryui.web.diffview import FileView, anchor_for, file_views, text_diff
 from memoryui.workspace import get_store
 
 from .forms import CommittedQuery, PendingCommitForm, PendingDiscardForm, first_error, pending_path
 
 PENDING_INLINE_DIFFS = 25  # more pending files load their diff on demand
-MAX_PENDING_DIFF_CHARS = 1_000_000
 
 
 @dataclass
@@ -82,12 +80,7 @@ def _pending_diff(store: Store, item: PendingItem) -> FileView | None:
         new = None if item.status == "deleted" else _read_working(store, path)
     except InvalidName:
         return None
-    if len(old or "") + len(new or "") > MAX_PENDING_DIFF_CHARS:
-        # difflib is quadratic in the worst case; a rewrite of a huge file is not drawn.
-        fd = FileDiff(path, status="added" if old is None else "deleted" if new is None
-                      else "modified")
-        return FileView(fd, anchor_for(path), too_large=True)
-    return file_views([diff_texts(old, new, path)])[0]
+    return file_views([text_diff(old, new, path)])[0]
 
 
 @require_GET

@@ -15,9 +15,11 @@ from threading import Lock
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
+from memoryui.store.writes import Write
 from memoryui.web.common import timefmt
+from memoryui.web.links import history_url
 
-from .rows import ActorView, CommitRow
+from .rows import MAX_WRITES_PER_ROW, ActorView, CommitRow
 
 STATUS_TITLE = {"A": "added", "D": "deleted", "R": "renamed"}
 PATH_BADGE = {"A": ('badge-ok', "created"), "D": ("badge-danger", "deleted"),
@@ -39,6 +41,26 @@ def time_tag(when: object) -> SafeString:
                        timefmt.fulltime(when), timefmt.ago(when))
 
 
+def writes_list(writes: list[Write], limit: int | None = None, more_href: str = ""
+                ) -> SafeString:
+    """The writes of a grouped commit, each with its time (UTC), tool and file: how an audit
+    tells apart what one commit of an agent's tick holds."""
+    if not writes:
+        return mark_safe("")
+    shown = writes if limit is None else writes[:limit]
+    items = format_html_join(
+        "", '<li><time datetime="{}" title="{}">{}</time> <span class="badge '
+            'badge-tool" title="Tool">{}</span> <a class="mono" href="{}">{}</a></li>',
+        ((timefmt.isotime(w.when), timefmt.fulltime(w.when), f"{w.when:%H:%M:%S}", w.tool,
+          history_url(w.path), w.path) for w in shown))
+    if len(writes) > len(shown):
+        more = len(writes) - len(shown)
+        items += format_html('<li><a href="{}">and {} more write{}</a></li>', more_href,
+                             more, "" if more == 1 else "s")
+    return format_html('<ol class="commit-writes" aria-label="{} writes in this commit">{}'
+                       '</ol>', len(writes), items)
+
+
 def _fixed(row: CommitRow, with_files: bool) -> tuple[SafeString, SafeString, SafeString]:
     """(body, badges, files) of a commit: the same on every page and at any time."""
     key = (row.info.sha, with_files)
@@ -49,6 +71,7 @@ def _fixed(row: CommitRow, with_files: bool) -> tuple[SafeString, SafeString, Sa
     info, a = row.info, row.actor
     body = format_html('<details class="commit-body"><summary>More</summary><pre>{}</pre>'
                        "</details>", info.body) if info.body else mark_safe("")
+    body += writes_list(row.writes, MAX_WRITES_PER_ROW, row.commit_href)
     badges = actor_badge(a)
     badges += format_html_join("", '\n<span class="badge badge-tool" title="Tool">{}</span>',
                                ((t,) for t in row.tools))

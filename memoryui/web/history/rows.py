@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from memoryui.store import Ambiguous, InvalidName, NotFound, Store, names
 from memoryui.store.history import CommitInfo
+from memoryui.store.writes import Write, writes_of
 from memoryui.web.common import BadInput
 from memoryui.web.links import area_root, commit_url, file_url, history_url, link
 from memoryui.web.sync.marks import mark_via_remote
@@ -24,6 +25,7 @@ from memoryui.web.sync.marks import mark_via_remote
 from .forms import SHA_RE, PageQuery, first_error
 
 MAX_FILES_PER_ROW = 5
+MAX_WRITES_PER_ROW = 10  # the commit page lists them all
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # what a root commit is compared with
 
 
@@ -107,6 +109,11 @@ class CommitRow:
     @cached_property
     def tools(self) -> list[str]:
         return self.info.tools
+
+    @cached_property
+    def writes(self) -> list[Write]:
+        """Each write of a grouped commit (store/writes.py); empty for a single write."""
+        return writes_of(self.info.trailers)
 
     @property
     def when(self) -> dt.datetime:

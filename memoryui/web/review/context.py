@@ -16,13 +16,13 @@ from django.views.decorators.http import require_GET
 from memoryui.roles import VIEWER, require_role
 from memoryui.store import InvalidName
 from memoryui.store import names as store_names
-from memoryui.store.diffs import diff_texts
 from memoryui.tools.context import (
     TOKEN_METHOD,
     session_context,
     snapshot_before,
 )
 from memoryui.web.common import BadInput, file_views, fragment_or_page, vary_on_htmx, web_errors
+from memoryui.web.diffview import text_diff
 from memoryui.web.hierarchy import budget_view
 from memoryui.workspace import get_store
 
@@ -65,7 +65,7 @@ def context_page(request: HttpRequest, scope: str) -> HttpResponse:
     current = session_context(store, scope, _local_noon(day) if query.get("day") else now)
     before = snapshot_before(store, since)
     old_text = session_context(before, scope, _local_noon(since)).text if before else ""
-    diff = file_views([diff_texts(old_text, current.text, f"what {scope} sees")])[0]
+    diff = file_views([text_diff(old_text, current.text, f"what {scope} sees")])[0]
     files = [(f, budget_view(f.budget, f.size, f.lines) if f.budget else None)
              for f in current.files]
     ctx = {

@@ -17,7 +17,6 @@ from django.views.decorators.http import require_GET, require_POST
 from memoryui import workspace
 from memoryui.roles import CURATOR, VIEWER, has_role, require_role
 from memoryui.store import names as store_names
-from memoryui.store.diffs import diff_texts
 from memoryui.store.sync import FileState, RoundResult, Syncer
 from memoryui.web.common import (
     FileView,
@@ -28,6 +27,7 @@ from memoryui.web.common import (
     vary,
     web_errors,
 )
+from memoryui.web.diffview import text_diff
 
 from .context import current_status
 from .forms import DiscardForm, PublishForm, first_error
@@ -60,7 +60,7 @@ class FileRow:
 def _diff(syncer: Syncer, path: str) -> list[FileView]:
     """The remote tip's version -> the local one, as the history pages draw diffs."""
     remote, local = syncer.compare_texts(path)
-    return file_views([diff_texts(remote, local, path)])
+    return file_views([text_diff(remote, local, path)])
 
 
 def _rows(syncer: Syncer, states: list[FileState]) -> list[FileRow]:

@@ -219,12 +219,11 @@ class Store:
                 try:
                     if not _PLAIN_NAME.fullmatch(name):
                         names.validate_relpath(path)
-                    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK,
-                                 dir_fd=dir_fd)
-                except (InvalidName, OSError):  # odd name, removed meanwhile, or a symlink
+                except InvalidName:
                     continue
-                with os.fdopen(fd, "rb") as fh:
-                    out.append((path, fh.read().decode("utf-8", "replace")))
+                data = walk.read_at(dir_fd, name)  # None: removed meanwhile, or a link
+                if data is not None:
+                    out.append((path, data.decode("utf-8", "replace")))
         finally:
             os.close(dir_fd)
         return out

@@ -23,7 +23,7 @@ import pygit2
 
 from memoryui.secrets import Guard
 
-from . import history, lognote, names, pending, walk
+from . import history, lognote, lookalike, names, pending, walk
 from .actors import Actor
 from .blame import BlameLine, blame_lines
 from .committer import Committer
@@ -366,7 +366,7 @@ class Store:
                 else:
                     if not isinstance(new, str):
                         raise TypeError("update functions return str, None or DELETE")
-                    names.validate_relpath(path, write=True)
+                    lookalike.check_new(self.root, path, created=old_bytes is None)
                     data = names.validate_text(new, old).encode()
                     if len(data) > MAX_FILE_BYTES:
                         raise TooLarge(f"{path} would be {len(data)} bytes; the limit is "
@@ -427,7 +427,7 @@ class Store:
                message: str | None = None, trailers: Iterable[tuple[str, str]] = ()
                ) -> WriteResult:
         src, dst = self.abspath(old), self.abspath(new)
-        names.validate_relpath(new, write=True)
+        lookalike.check_new(self.root, new, ignore=old)
         with self.git.write_lock:
             data = walk.read_nofollow(self.root, old)
             if data is None:
@@ -487,7 +487,7 @@ class Store:
             if not moves:
                 raise NotFound(f"{old_prefix} has no files")
             for _src, dst in moves:
-                names.validate_relpath(dst, write=True)
+                lookalike.check_new(self.root, dst, ignore=old_prefix)
                 if self.abspath(dst).exists():
                     raise Conflict(f"{dst} already exists", path=dst, current=None,
                                    version=None)

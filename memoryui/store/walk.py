@@ -58,8 +58,8 @@ def walk(root: Path | str, prefix: str = "", *, links: bool = False,
 
     Hidden names are skipped; symbolic links (to files or folders) are never entered and
     hard-linked files are not listed; with `links=True` both are yielded as
-    `Entry(link=True)`; with `folders=True` each
-    real folder is yielded as `Entry(folder=True)` just before its contents. `depth=1`
+    `Entry(link=True)`; with `folders=True` each real folder is yielded as
+    `Entry(folder=True)` just before its contents. `depth=1`
     lists only the folder itself (its subfolders are yielded, not entered). Order is by
     name within each folder (`a/x` before `a-b/x`): sort the paths if you need
     byte order. Paths are relative to `root`.
@@ -133,8 +133,9 @@ def read_nofollow(root: Path | str, path: str) -> bytes | None:
     `openat2` call where Linux has it, else component by component with O_NOFOLLOW.
 
     None when it does not exist. InvalidName when any component is a symbolic link, the
-    file has another name (a hard link) or the path names a folder: nothing outside the workspace can ever be read this way,
-    even if a link is planted between a check and the open.
+    file has another name (a hard link) or the path names a folder: nothing outside the
+    workspace can ever be read this way, even if a link is planted between a check and
+    the open.
     """
     found = read_stat_nofollow(root, path)
     return None if found is None else found[0]
@@ -328,8 +329,13 @@ def read_at(dir_fd: int, name: str) -> bytes | None:
                      dir_fd=dir_fd)
     except OSError:
         return None
-    with os.fdopen(fd, "rb") as fh:
-        return fh.read() if single(os.fstat(fd)) else None
+    try:
+        if not single(os.fstat(fd)):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read()
+    finally:
+        os.close(fd)
 
 
 def hard_link_refused(path: str) -> InvalidName:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import stat
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -70,14 +69,15 @@ def clear_caches() -> None:
 
 
 def stamp_of(store: Store, path: str) -> Stamp | None:
-    """The (mtime, size) of a regular file reached without any symbolic link; else None."""
+    """The (mtime, size) of a regular file with one name, reached without any symbolic
+    link; else None."""
     try:
         if walk.link_in_path(store.root, path) is not None:
             return None
         st = os.lstat(store.root / path)
     except OSError:
         return None
-    return (st.st_mtime, st.st_size) if stat.S_ISREG(st.st_mode) else None
+    return (st.st_mtime, st.st_size) if walk.single(st) else None
 
 
 def entries_of(store: Store, path: str, stamp: Stamp | None = None) -> list[Entry]:

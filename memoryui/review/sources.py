@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import posixpath
-import stat
 from typing import NamedTuple
 
 from memoryui.store import Kind, Store, walk
@@ -69,7 +68,7 @@ def daily_files(store: Store, since: dt.date, until: dt.date) -> list[DailyFile]
                 st = os.lstat(root / path)
             except OSError:
                 continue
-            if stat.S_ISREG(st.st_mode):  # a symbolic link is not a log
+            if walk.single(st):  # a symbolic or hard link is not a log
                 out.append(DailyFile(path, scope, date, (st.st_mtime, st.st_size)))
     return out
 

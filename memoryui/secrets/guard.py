@@ -52,12 +52,17 @@ class Guard:
         policy blocks this actor's write (before anything is written)."""
         if not self.enabled:
             return []
-        found = self._scan(added_lines(old, new))
+        found = self.added(old, new)
         if found and self.mode == "block" and actor_kind == "agent":
             log.info("secrets: refused an agent write to %s (%s)", path,
                      ", ".join(sorted({f.kind for f in found})))
             raise refuse(refusal(found), found)
         return found
+
+    def added(self, old: str | None, new: str) -> list[Finding]:
+        """Findings in the lines `new` adds to `old`, nothing refused or recorded: what a
+        change not yet committed (a pending file) would bring into history."""
+        return self._scan(added_lines(old, new)) if self.enabled else []
 
     def clean_tail(self, text: str) -> bool:
         """Whether `text`, appended after a newline, adds no finding (or checks are off):

@@ -447,7 +447,7 @@ class GitRepo:
             if r.crc is not None:
                 data = contents.get(r.id)
                 if data is None:  # not rebuilt: the file may still be it
-                    data = walk.read_nofollow(self.root, r.path)
+                    data = walk.read_plain(self.root, r.path)
                     if data is None or len(data) != r.base + len(r.data) \
                             or zlib.crc32(data) != r.crc:
                         data = None
@@ -461,7 +461,7 @@ class GitRepo:
                 data = contents.get(r.id) if r.base is not None else r.data
                 blob = None if data is None else self.create_blob(data)
                 if blob != r.blob and r.base is not None:  # not rebuilt: the file may be it
-                    data = walk.read_nofollow(self.root, r.path)
+                    data = walk.read_plain(self.root, r.path)
                     blob = None if data is None else self.create_blob(data)
                 if blob == r.blob:
                     if r.base is not None:  # (an append: kept for the next; see _keep)

@@ -5,8 +5,10 @@ and mtime in its index, and `git status` (fast with the untracked cache that
 `GitRepo.prepare` turns on) names every path that differs from it: modified, deleted,
 untracked. So the listing is the index's regular files, and the paths status names are
 looked at one by one with the walker's rules (hidden names skipped, never through a
-symbolic link, regular files only). The result equals `walk.walk(root)`; the tests check
-that on trees with planted links, hidden files, untracked, changed and deleted files.
+symbolic link, regular files with one name only). The result equals `walk.walk(root)`;
+the tests check that on trees with planted links, hidden files, untracked, changed and
+deleted files. (A tracked file that gains a second name, a hard link, without changing is
+the exception: status does not name it, so it stays listed; the reader refuses it.)
 
 Anything unexpected in the index (an unknown version, a SHA-256 repository, a short
 read, a split index whose shared part is gone) falls back to the walker itself.
@@ -16,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import os
-import stat
 import struct
 from pathlib import Path
 
@@ -66,6 +67,6 @@ def entry_for(root: Path, path: str) -> walk.Entry | None:
         st = os.lstat(root / path)
     except (FileNotFoundError, NotADirectoryError, OSError):
         return None
-    if not stat.S_ISREG(st.st_mode) or walk.link_in_path(root, path) is not None:
+    if not walk.single(st) or walk.link_in_path(root, path) is not None:
         return None
     return walk.Entry(path, st.st_size, st.st_mtime)

@@ -158,6 +158,12 @@ def writable_name(part: str, path: str = "") -> str:
     return part
 
 
+def lookalike_key(name: str) -> str:
+    """What a name is to a file system that folds case and Unicode forms (macOS, Windows):
+    NFC, case-folded, NFC again. Two names with one key are one file in a clone there."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
+
+
 def validate_text(text: str, old: str | None = None) -> str:
     """Text memoryui stores: valid Unicode (no lone surrogates) without new NUL bytes.
 

@@ -2,9 +2,10 @@
 
 Agents writing natively, a person with an editor, `manage.py snapshot` from cron: all
 meet here. Nothing is ever read through a symbolic link (at the file or any folder
-above it): such an item is listed as refused, with the reason, is never committed, and
-discarding it removes the link itself (never what it points to) and brings back HEAD's
-version. Paths come from `git status -z`, so every name is exact, whatever it holds.
+above it) or from a file with another name (a hard link): such an item is listed as
+refused, with the reason, is never committed, and discarding it removes the link itself
+(never what it points to) and brings back HEAD's version. Paths come from
+`git status -z`, so every name is exact, whatever it holds.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from .records import Record
 if TYPE_CHECKING:
     from .workspace import Store
 
+HARD_LINK_REASON = walk.HARD_LINK_REASON
 LINK_REASON = "a symbolic link: memoryui never follows links; discard it"
 INSIDE_LINK_REASON = ("inside {link}, a symbolic link: memoryui never follows links; "
                       "discard the link")
@@ -61,6 +63,8 @@ def refusal(root: Path, path: str) -> str | None:
         return None
     if stat.S_ISDIR(st.st_mode):
         return FOLDER_REASON
+    if walk.hard_linked(st):
+        return HARD_LINK_REASON
     return None if stat.S_ISREG(st.st_mode) else NOT_A_FILE_REASON
 
 
@@ -84,9 +88,9 @@ def commit_pending(store: Store, paths: Iterable[str] | None = None, *,
                    tool: str = "snapshot") -> Committed:
     """Commit outside changes; each path is attributed to its owning scope by default.
 
-    Refused items (links, odd files) are skipped and returned in `.refused`; a file's
-    bytes are read without following any link, so nothing from outside the workspace
-    can ever reach a commit.
+    Refused items (symbolic and hard links, odd files) are skipped and returned in
+    `.refused`; a file's bytes are read without following any link, nor from a file with
+    another name, so nothing from outside the workspace can ever reach a commit.
     """
     current = {e.path: e for e in pending(store)}
     chosen = list(current) if paths is None else [p for p in paths if p in current]
@@ -98,7 +102,7 @@ def commit_pending(store: Store, paths: Iterable[str] | None = None, *,
                 continue
             try:
                 data = walk.read_nofollow(store.root, p)
-            except InvalidName as exc:  # a link planted since the listing
+            except InvalidName as exc:  # a link (symbolic or hard) planted meanwhile
                 current[p].refused = str(exc)
                 refused.append(current[p])
                 continue

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import pygit2
 
-from . import history, names, walk
+from . import history, lookalike, names, walk
 from .actors import Actor
 from .errors import InvalidName, StoreError, TooLarge
 from .files import atomic_write, prune_empty_dirs
@@ -157,7 +157,7 @@ def revert(store: Store, sha: str, *, actor: Actor, expect_head: str | None = No
             if f.text is None:
                 blobs[f.path] = None
                 continue
-            names.validate_relpath(f.path, write=True)
+            lookalike.check_new(store.root, f.path, created=f.current is None)
             data = names.validate_text(f.text, f.current).encode()
             if len(data) > MAX_FILE_BYTES:
                 raise TooLarge(f"{f.path} would be {len(data)} bytes; the limit is "

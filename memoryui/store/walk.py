@@ -2,9 +2,11 @@
 
 Every reader of the working tree (hierarchy, pending changes, search catch-up, review,
 layouts, Claude's `view`) lists files through `walk` and opens them through `read_nofollow`,
-so the rules "never follow a symbolic link" and "skip hidden names" live here once.
-A symbolic link is never followed or read: `walk(..., links=True)` reports it as an entry
-with `link=True` so a caller can show it as refused.
+so the rules "never follow a symbolic link", "never read a hard-linked file" and "skip
+hidden names" live here once. A symbolic link is never followed or read, and a regular
+file with more than one name (a hard link: its other name may be a server secret or
+another scope's memory) is never read or listed: `walk(..., links=True)` reports either
+as an entry with `link=True` so a caller can show it as refused.
 """
 
 from __future__ import annotations
@@ -27,8 +29,22 @@ class Entry:
     path: str  # workspace-relative, '/'-separated
     size: int
     mtime: float
-    link: bool = False  # a symbolic link: listed, never followed or read
+    link: bool = False  # a symbolic or hard link: listed, never followed or read
     folder: bool = False  # a real folder (only with `folders=True`)
+
+
+HARD_LINK_REASON = ("a hard link (the file has another name, maybe outside its scope "
+                    "or the workspace): memoryui never reads or commits it; discard it")
+
+
+def single(st: os.stat_result) -> bool:
+    """A regular file with exactly one name: the only kind memoryui reads or lists."""
+    return stat.S_ISREG(st.st_mode) and st.st_nlink == 1
+
+
+def hard_linked(st: os.stat_result) -> bool:
+    """A regular file that other names share (`ln`): never read, listed or committed."""
+    return stat.S_ISREG(st.st_mode) and st.st_nlink > 1
 
 
 def hidden(name: str) -> bool:
@@ -40,9 +56,10 @@ def walk(root: Path | str, prefix: str = "", *, links: bool = False,
          depth: int | None = None, folders: bool = False) -> Iterator[Entry]:
     """Regular files below `root/prefix` (one stat each), depth first.
 
-    Hidden names are skipped; symbolic links (to files or folders) are never entered;
-    with `links=True` they are yielded as `Entry(link=True)`; with `folders=True` each
-    real folder is yielded as `Entry(folder=True)` just before its contents. `depth=1`
+    Hidden names are skipped; symbolic links (to files or folders) are never entered and
+    hard-linked files are not listed; with `links=True` both are yielded as
+    `Entry(link=True)`; with `folders=True` each real folder is yielded as
+    `Entry(folder=True)` just before its contents. `depth=1`
     lists only the folder itself (its subfolders are yielded, not entered). Order is by
     name within each folder (`a/x` before `a-b/x`): sort the paths if you need
     byte order. Paths are relative to `root`.
@@ -70,7 +87,7 @@ def _walk(base: Path, rel: str, links: bool, depth: int | None,
             st = e.stat(follow_symlinks=False)
         except FileNotFoundError:
             continue
-        if stat.S_ISLNK(st.st_mode):
+        if stat.S_ISLNK(st.st_mode) or hard_linked(st):
             if links:
                 yield Entry(path, st.st_size, st.st_mtime, link=True)
         elif stat.S_ISDIR(st.st_mode):
@@ -115,12 +132,22 @@ def read_nofollow(root: Path | str, path: str) -> bytes | None:
     """The bytes of a regular file, opened so that no symbolic link is followed: one
     `openat2` call where Linux has it, else component by component with O_NOFOLLOW.
 
-    None when it does not exist. InvalidName when any component is a symbolic link or
-    the path names a folder: nothing outside the workspace can ever be read this way,
-    even if a link is planted between a check and the open.
+    None when it does not exist. InvalidName when any component is a symbolic link, the
+    file has another name (a hard link) or the path names a folder: nothing outside the
+    workspace can ever be read this way, even if a link is planted between a check and
+    the open.
     """
     found = read_stat_nofollow(root, path)
     return None if found is None else found[0]
+
+
+def read_plain(root: Path | str, path: str) -> bytes | None:
+    """`read_nofollow`, with None also where it refuses (a link, a folder): for a caller
+    that only asks whether the file still holds a version it knows."""
+    try:
+        return read_nofollow(root, path)
+    except InvalidName:
+        return None
 
 
 def read_stat_nofollow(root: Path | str, path: str) -> tuple[bytes, os.stat_result] | None:
@@ -167,8 +194,10 @@ def _read_by_components(root: Path | str, path: str
                 raise _refused(path) from None
             raise
         st = os.fstat(ffd)
-        if not stat.S_ISREG(st.st_mode):
+        if not single(st):
             os.close(ffd)
+            if hard_linked(st):
+                raise hard_link_refused(path)
             if stat.S_ISDIR(st.st_mode):
                 raise InvalidName(f"{path} is a folder, not a file")
             raise InvalidName(f"{path} is not a regular file")
@@ -232,8 +261,8 @@ def _read_openat2(root: Path | str, path: str) -> object:
         return None if ctypes.get_errno() == errno.ENOENT else _SLOW
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return _SLOW
+        if not single(st):
+            return _SLOW  # (component by component says what is wrong)
         chunks, size = [], 0
         while True:
             chunk = os.read(fd, max(st.st_size - size, 0) + 65536)
@@ -254,14 +283,15 @@ def open_append(root: Path | str, path: str) -> tuple[int, os.stat_result] | Non
     """A regular file opened to read and append, no symbolic link followed in any
     component, with its stat: the descriptor an entry is appended through. None (nothing
     opened) when the file is missing, odd, or `openat2` is not there: the caller then
-    writes through `read_nofollow` and a whole new file, which say what is wrong."""
+    writes through `read_nofollow` and a whole new file, which say what is wrong (a
+    hard-linked log is refused there: nothing is appended through another name)."""
     if _openat2 is None or not path or path.startswith("/") or "\0" in path:
         return None
     fd = _open_beneath(root, path, _APPEND_HOW)
     if fd < 0:
         return None
     st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
+    if not single(st):
         os.close(fd)
         return None
     return fd, st
@@ -289,6 +319,27 @@ def _is_link(name: str, dir_fd: int) -> bool:
         return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
     except OSError:
         return False
+
+
+def read_at(dir_fd: int, name: str) -> bytes | None:
+    """The bytes of the file `name` in the open folder `dir_fd`, or None when it is not a
+    regular file with one name (missing, a symbolic link, a hard link, odd)."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
+                     dir_fd=dir_fd)
+    except OSError:
+        return None
+    try:
+        if not single(os.fstat(fd)):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read()
+    finally:
+        os.close(fd)
+
+
+def hard_link_refused(path: str) -> InvalidName:
+    return InvalidName(f"{path} is {HARD_LINK_REASON} on the pending page")
 
 
 def _refused(path: str) -> InvalidName:

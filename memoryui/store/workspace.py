@@ -24,7 +24,7 @@ import pygit2
 
 from memoryui.secrets import Guard
 
-from . import history, journaled, lognote, names, pending, walk
+from . import history, journaled, lognote, lookalike, names, pending, walk
 from .actors import Actor
 from .blame import BlameLine, blame_lines
 from .committer import Committer
@@ -220,12 +220,11 @@ class Store:
                 try:
                     if not _PLAIN_NAME.fullmatch(name):
                         names.validate_relpath(path)
-                    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK,
-                                 dir_fd=dir_fd)
-                except (InvalidName, OSError):  # odd name, removed meanwhile, or a symlink
+                except InvalidName:
                     continue
-                with os.fdopen(fd, "rb") as fh:
-                    out.append((path, fh.read().decode("utf-8", "replace")))
+                data = walk.read_at(dir_fd, name)  # None: removed meanwhile, or a link
+                if data is not None:
+                    out.append((path, data.decode("utf-8", "replace")))
         finally:
             os.close(dir_fd)
         return out
@@ -369,7 +368,7 @@ class Store:
                 else:
                     if not isinstance(new, str):
                         raise TypeError("update functions return str, None or DELETE")
-                    names.validate_relpath(path, write=True)
+                    lookalike.check_new(self.root, path, created=old_bytes is None)
                     data = names.validate_text(new, old).encode()
                     if len(data) > MAX_FILE_BYTES:
                         raise TooLarge(f"{path} would be {len(data)} bytes; the limit is "
@@ -422,7 +421,7 @@ class Store:
                message: str | None = None, trailers: Iterable[tuple[str, str]] = ()
                ) -> WriteResult:
         src, dst = self.abspath(old), self.abspath(new)
-        names.validate_relpath(new, write=True)
+        lookalike.check_new(self.root, new, ignore=old)
         with self.git.write_lock:
             data = walk.read_nofollow(self.root, old)
             if data is None:
@@ -484,7 +483,7 @@ class Store:
             if not moves:
                 raise NotFound(f"{old_prefix} has no files")
             for _src, dst in moves:
-                names.validate_relpath(dst, write=True)
+                lookalike.check_new(self.root, dst, ignore=old_prefix)
                 if self.abspath(dst).exists():
                     raise Conflict(f"{dst} already exists", path=dst, current=None,
                                    version=None)

@@ -155,3 +155,49 @@ def test_a_planted_link_is_refused_and_discarded_from_the_pending_page(live_work
     assert not link.is_symlink() and secret.read_text() == "TOP SECRET KEY\n"
     assert "Discarded the outside changes to 1 file(s)" in page.locator("#messages").inner_text()
     assert errors == []
+
+
+def test_pending_page_warns_of_a_secret_and_refuses_a_hard_link(live_workspace, page_for,
+                                                                  tmp_path):
+    """A native edit that adds an AWS key shows the warning before it is committed, each
+    path is named once, a hard link is refused with its reason, and once only the link is
+    left the commit form gives way to a sentence; discarding removes the link only."""
+    import os
+
+    from tests.secrets.samples import AWS
+
+    base, store = live_workspace
+    store.write(MEM, V1, actor=Actor.agent("ops-bot"), tool="reflect")
+    secret = tmp_path / "secret.key"
+    secret.write_text("TOP SECRET KEY\n")
+    key = "agents/ops-bot/memory/notes/key.md"
+    (store.root / key).parent.mkdir(parents=True)
+    os.link(secret, store.root / key)
+    (store.root / MEM).write_text(V1 + f"- deploy with {AWS}\n")
+
+    page = page_for("curator")
+    errors = watch_console(page)
+    page.on("dialog", lambda d: d.accept())
+    page.goto(f"{base}/pending/")
+    item = page.locator("li.pending-item:not(.pending-item-refused)")
+    expect(item).to_have_count(1)
+    expect(item.locator(".pending-secrets .secret-badge")).to_contain_text("AWS Access Key")
+    expect(item.locator(".pending-secrets")).to_contain_text("history keeps it")
+    assert item.inner_text().count(MEM) == 1
+    refused = page.locator("li.pending-item-refused")
+    expect(refused.locator(".pending-reason")).to_contain_text("Refused: a hard link")
+    assert refused.inner_text().count(key) == 1
+    assert "TOP SECRET" not in page.content()
+    screenshot(page, "pending-secret-hardlink")
+
+    page.get_by_role("button", name="Commit selected").click()
+    page.wait_for_url(re.compile(r".*/pending/\?committed="))
+    expect(page.locator(".pending-nothing")).to_contain_text("Nothing here can be committed")
+    expect(page.get_by_role("button", name="Commit selected")).to_have_count(0)
+    expect(page.locator("li.pending-item-refused")).to_have_count(1)
+
+    page.locator("li.pending-item-refused").get_by_role("button", name="Discard").click()
+    expect(page.locator("p.empty")).to_contain_text("No pending changes")
+    assert not os.path.lexists(store.root / key)
+    assert secret.read_text() == "TOP SECRET KEY\n"
+    assert errors == []

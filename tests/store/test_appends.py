@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryui.store import Actor, DiskFull, Store, files, gitrepo, lognote
+from memoryui.store import Actor, DiskFull, InvalidName, Store, files, gitrepo, lognote
 from memoryui.store.files import PAGE
 from tests import fulldisk
 from tests.fulldisk import Disk
@@ -134,10 +134,15 @@ def test_a_second_name_of_the_log_is_never_written_through(tmp_path: Path) -> No
     outside.write_text("not memoryui's\n")
     (store.root / LOG).unlink()
     os.link(outside, store.root / LOG)  # the log is now a second name of a file outside
-    store.append(LOG, "\n## 09:05\n\nsecond\n", actor=BOT, tool="remember")
+    with pytest.raises(InvalidName, match="hard link"):
+        store.append(LOG, "\n## 09:05\n\nsecond\n", actor=BOT, tool="remember")
+    # neither written through nor read into the log (and so never into a commit)
     assert outside.read_text() == "not memoryui's\n"
-    assert store.read(LOG) == "not memoryui's\n\n## 09:05\n\nsecond\n"
-    assert os.stat(store.root / LOG).st_nlink == 1
+    assert os.stat(store.root / LOG).st_nlink == 2
+    store.flush()
+    assert b"not memoryui's" not in subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=store.root,
+        capture_output=True, check=True).stdout
     store.close()
 
 

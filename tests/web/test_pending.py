@@ -191,7 +191,8 @@ def test_a_symbolic_link_is_refused_with_its_reason_and_can_only_be_discarded(cl
     assert r.status_code == 200
     html = r.content.decode()
     refused = html[html.index('<section class="pending-refused"'):]
-    assert f"{NOTE} is a symbolic link: memoryui never follows links; discard it." in refused
+    assert "Refused: a symbolic link: memoryui never follows links; discard it." in refused
+    assert refused.count(f">{NOTE}<") == 1  # the path is named once
     assert f'<input type="hidden" name="paths" value="{NOTE}">' in refused
     assert ">Discard</button>" in refused
     assert f'name="paths" value="{NOTE}" id=' not in html  # no commit checkbox for it
@@ -225,3 +226,54 @@ def test_a_linked_folder_is_refused_for_every_file_below_it(client_as, seeded, t
     assert "pending-item-refused" in html and "a symbolic link" in html
     assert "TOP SECRET" not in html
     assert 'name="paths"' not in html.split('<section class="pending-refused"')[0]
+
+
+def _item_html(html: str, path: str) -> str:
+    """The `<li>` of one pending item."""
+    start = html.index(f'id="{views.anchor_for(path)}"')
+    return html[start:html.index("</li>", start)]
+
+
+def test_each_pending_path_is_named_once(client_as, seeded):
+    outside_edit(seeded)
+    html = client_as("curator").get("/pending/").content.decode()
+    item = _item_html(html, MEM)
+    assert item.count(f">{MEM}<") == 1 and "written natively" in item
+    assert html.count(f'id="{views.anchor_for(MEM)}"') == 1
+    frag = client_as("viewer").get(f"/pending/diff/{MEM}", HTTP_HX_REQUEST="true")
+    assert MEM not in frag.content.decode()  # the item it lands in names the file already
+
+
+def test_a_change_that_adds_a_secret_is_flagged_before_commit(client_as, seeded):
+    from tests.secrets.samples import AWS
+
+    (seeded.store.root / MEM).write_text(V3 + f"- deploy key {AWS}\n")
+    (seeded.store.root / WORLD).write_text("changed outside, nothing secret\n")
+    html = client_as("curator").get("/pending/").content.decode()
+    flagged = _item_html(html, MEM)
+    assert "pending-secrets" in flagged and "Secret: AWS Access Key (line 5)" in flagged
+    assert "once committed, history keeps it" in flagged
+    assert "pending-secrets" not in _item_html(html, WORLD)
+    assert AWS not in html.replace(f"deploy key {AWS}", "")  # only the diff shows the value
+
+
+def test_a_hard_link_is_refused_and_the_commit_form_gives_way_to_a_sentence(
+        client_as, seeded, tmp_path):
+    import os
+
+    store = seeded.store
+    secret = tmp_path / "secret.key"
+    secret.write_text("TOP SECRET KEY\n")
+    (store.root / NOTE).parent.mkdir(parents=True)
+    os.link(secret, store.root / NOTE)
+    c = client_as("curator")
+    html = c.get("/pending/").content.decode()
+    refused = html[html.index('<section class="pending-refused"'):]
+    assert "Refused: a hard link" in refused and "never reads or commits it" in refused
+    assert "TOP SECRET" not in html
+    assert "Commit selected" not in html and 'action="/pending/commit"' not in html
+    assert "Nothing here can be committed" in html
+    r = c.post("/pending/discard", {"paths": [NOTE], "confirm": "yes"})
+    assert r.status_code == 302
+    assert not (store.root / NOTE).exists() and secret.read_text() == "TOP SECRET KEY\n"
+    assert store.pending() == []

@@ -11,7 +11,7 @@ import datetime as dt
 
 from django import forms
 
-from memoryui.store import InvalidName, Kind, Store
+from memoryui.store import InvalidName, Kind, Store, lookalike
 from memoryui.store import names as store_names
 from memoryui.store.layout import KIND_LABELS
 from memoryui.web.common import normalize_text
@@ -140,6 +140,7 @@ class NewFileForm(forms.Form):
         try:
             path = store.path_for(kind, data.get("scope") or None, name)
             store.abspath(path)
+            lookalike.check_new(store.root, path)  # said next to the field, text kept
         except InvalidName as exc:
             msg = str(exc)
             field = "scope" if "scope" in msg else "name" if name or "name" in msg else "kind"

@@ -1,13 +1,14 @@
 """Pending changes: files changed outside memoryui, committed or discarded by a curator.
 
 One `git status` per page (the store's `pending()`). An item the store refuses (a symbolic
-link, something that is not a regular file) is shown with its reason and can only be
-discarded: it is never read, diffed or committed.
+or hard link, something that is not a regular file) is shown with its reason and can only
+be discarded: it is never read, diffed or committed. Each committable file is scanned for
+the secrets its change adds (memoryui/secrets), so the warning comes before the commit.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
@@ -17,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from memoryui.roles import CURATOR, VIEWER, require_role
+from memoryui.secrets import Finding
 from memoryui.store import Actor, InvalidName, NotFound, Store, walk
 from memoryui.web.common import (
     BadInput,
@@ -42,6 +44,7 @@ class PendingItem:
     owner: Actor
     refused: str | None = None  # why it cannot be committed (e.g. a symbolic link)
     diff: FileView | None = None
+    secrets: list[Finding] = field(default_factory=list)  # in the lines the change adds
 
     @property
     def anchor(self) -> str:
@@ -50,6 +53,10 @@ class PendingItem:
     @property
     def diffs(self) -> list[FileView]:
         return [self.diff] if self.diff else []
+
+    @property
+    def secret_kinds(self) -> list[str]:
+        return sorted({f.kind for f in self.secrets})
 
     @property
     def owner_label(self) -> str:
@@ -66,21 +73,25 @@ def _read_working(store: Store, path: str) -> str | None:
     return None if data is None else data.decode("utf-8", "replace")
 
 
-def _pending_diff(store: Store, item: PendingItem) -> FileView | None:
-    """HEAD's version against the working file, diffed in memory (no git command).
+def _look(store: Store, item: PendingItem, *, draw: bool) -> None:
+    """Fill in the secrets the item's change adds and, with `draw`, its diff: HEAD's
+    version against the working file, diffed in memory (no git command).
 
-    None for a refused item (nothing behind a link is ever read) or a name the store's
+    Nothing for a refused item (nothing behind a link is ever read) or a name the store's
     readers do not take.
     """
     if item.refused:
-        return None
+        return
     path = item.path
     try:
         old = store.file_at(path, "HEAD") if store.head() else None
         new = None if item.status == "deleted" else _read_working(store, path)
     except InvalidName:
-        return None
-    return file_views([text_diff(old, new, path)])[0]
+        return
+    if new is not None:
+        item.secrets = store.secrets.added(old, new)
+    if draw:
+        item.diff = file_views([text_diff(old, new, path)])[0]
 
 
 @require_GET
@@ -89,12 +100,13 @@ def _pending_diff(store: Store, item: PendingItem) -> FileView | None:
 def pending(request: HttpRequest) -> HttpResponse:
     store = get_store()
     items = [_item(store, e) for e in store.pending()]
-    drawable = [it for it in items if not it.refused]
-    for item in drawable[:PENDING_INLINE_DIFFS]:
-        item.diff = _pending_diff(store, item)
+    committable = [it for it in items if not it.refused]
+    for n, item in enumerate(committable):
+        _look(store, item, draw=n < PENDING_INLINE_DIFFS)
     return render_page(request, "web/history/pending.html", {
         "items": items, "committed": CommittedQuery(request.GET).shas(), "only": None,
-        "inline_limit": PENDING_INLINE_DIFFS, "refused": [it for it in items if it.refused],
+        "inline_limit": PENDING_INLINE_DIFFS, "committable": committable,
+        "refused": [it for it in items if it.refused],
     })
 
 
@@ -111,11 +123,14 @@ def pending_diff(request: HttpRequest, path: str) -> HttpResponse:
     if entry is None:
         raise NotFound(f"{path} has no pending change")
     item = _item(store, entry)
-    item.diff = _pending_diff(store, item)
+    _look(store, item, draw=True)
     return fragment_or_page(request, "web/history/pending.html",
                             "web/history/_pending_diff.html", {
                                 "item": item, "items": [item], "committed": [], "only": path,
-                                "inline_limit": 1}, sidebar=True, path=path)
+                                "inline_limit": 1,
+                                "committable": [] if item.refused else [item],
+                                "refused": [item] if item.refused else []},
+                            sidebar=True, path=path)
 
 
 def _chosen(request: HttpRequest, form_class: type) -> object:

@@ -16,8 +16,6 @@ import subprocess
 import time
 from collections.abc import Iterable
 
-import pygit2
-
 from ..actors import Actor
 from ..files import ProcessLock
 from ..gitrepo import ZERO, run_git
@@ -25,8 +23,9 @@ from ..workspace import Store
 from . import curate
 from .bootstrap import check
 from .config import RemoteConfig, SyncError
+from .mergecommit import merge_commit, record_refused
 from .merging import Plan, make_plan
-from .model import SYNC_ACTOR, FileState, RoundResult, SyncStatus
+from .model import FileState, RoundResult, SyncStatus
 from .state import ArrivedLog, StateFile, SyncConflict
 from .transport import Transport, TransportError
 from .worktree import checkout, refresh_index, undo
@@ -158,7 +157,7 @@ class Syncer:
                     return None
                 plan = make_plan(repo, self.store.layout, ours, tip, conflicts, self.workdir,
                                  time.time(), unrelated_ok)
-            new = tip if plan.fast_forward else self._merge_commit(plan)
+            new = tip if plan.fast_forward else merge_commit(repo, plan, self.branch())
             done = checkout(repo, self.root, ours, new, self.workdir)
             try:
                 self._move_head(ours, new)
@@ -172,6 +171,7 @@ class Syncer:
             def record(s) -> None:
                 s.conflicts.update(plan.conflicts)
             self.states.update(record)
+        record_refused(repo, self.states, plan)
         result.integrated += len(arrived)
         self.git.count_commits(len(arrived))  # fetches never write the commit-graph themselves
         result.conflicts += [p for p in plan.conflicts if p not in result.conflicts]
@@ -180,24 +180,6 @@ class Syncer:
         self.store.rescan_secrets(done.paths)  # arrivals are flagged, never refused
         self.store.notify(done.paths)
         return plan
-
-    def _merge_commit(self, plan: Plan) -> str:
-        repo = self.git.repo
-        sig = pygit2.Signature(SYNC_ACTOR.name, SYNC_ACTOR.email, int(time.time()), 0)
-        short = plan.theirs[:8]
-        lines = [f"sync: merge the remote's {self.branch()} at {short}", ""]
-        if plan.merged:
-            lines += ["Merged files both sides changed:", *[f"- {p}" for p in plan.merged], ""]
-        if plan.conflicts:
-            lines += ["Kept the local version (sync conflict, a curator resolves it):",
-                      *[f"- {p}" for p in plan.conflicts], ""]
-        lines += [f"Memoryui-Actor: {SYNC_ACTOR.trailer}", "Memoryui-Tool: sync",
-                  f"Sync-Remote-Tip: {plan.theirs}"]
-        parents = [pygit2.Oid(hex=plan.ours), pygit2.Oid(hex=plan.theirs)] if plan.ours \
-            else [pygit2.Oid(hex=plan.theirs)]
-        oid = repo.create_commit(None, sig, sig, "\n".join(lines) + "\n",
-                                 pygit2.Oid(hex=plan.tree), parents)
-        return str(oid)
 
     def _move_head(self, old: str | None, new: str) -> None:
         """Compare-and-swap the branch, like the committer: a lost race fails loudly."""

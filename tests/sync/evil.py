@@ -11,6 +11,9 @@ from pathlib import Path
 
 from tests.sync_fixtures import git
 
+# A submodule whose `update` runs a command: git refuses to read this configuration at all.
+GITMODULES = '[submodule "sub"]\n\tpath = sub\n\turl = ./sub\n\tupdate = !touch pwned\n'
+
 
 def blob(repo: Path, data: str) -> str:
     return git(repo, "hash-object", "-w", "--stdin", input=data).strip()

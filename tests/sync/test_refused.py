@@ -10,12 +10,11 @@ import os
 from pathlib import Path
 
 from memoryui.store.sync.refuse import rewriting_attributes
-from tests.sync.evil import blob, push_commit
+from tests.sync.evil import GITMODULES, blob, push_commit
 from tests.sync.helpers import at, remember
 from tests.sync_fixtures import git, is_ancestor, tip
 
 MEM = "agents/native-bot/memory/MEMORY.md"
-GITMODULES = '[submodule "sub"]\n\tpath = sub\n\turl = ./sub\n\tupdate = !touch pwned\n'
 
 
 def _seeded(instance, native, url: str):

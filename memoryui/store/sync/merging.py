@@ -94,19 +94,23 @@ def _text(repo: pygit2.Repository, item: Item | None) -> str | None:
 
 def make_plan(repo: pygit2.Repository, layout: Layout | None, ours: str | None, theirs: str,
               open_conflicts: dict[str, SyncConflict], workdir: Path, now: float,
-              allow_unrelated: bool = False) -> Plan:
+              allow_unrelated: bool = False, base: str | None = None) -> Plan:
     """The merge of `theirs` into `ours` (`layout` tells daily logs apart; None where `ours`
     is None: nothing merges then). Unrelated histories merge from an empty base only
-    when allowed: two clones that both started from an empty remote (bootstrap vetted it)."""
+    when allowed: two clones that both started from an empty remote (bootstrap vetted it).
+    `base`, when given, is a common ancestor the caller knows (the remote commit a previous
+    attempt integrated): it spares walking `ours`'s history, which grows with the backlog."""
     ours_tree = repo[ours].peel(pygit2.Tree) if ours else None
     clean, refused = scrub(repo, repo[theirs].peel(pygit2.Tree), ours_tree)
     theirs_tree = repo[clean]
-    if ours is None or ours == theirs or repo.descendant_of(theirs, ours):
+    if ours is None or ours in (theirs, base) or \
+            (base is None and repo.descendant_of(theirs, ours)):
         return Plan(ours, theirs, ours, not refused, clean, refused=refused)
-    base_oid = repo.merge_base(ours, theirs)
-    if base_oid is None and not allow_unrelated:
-        raise SyncError(UNRELATED)
-    base = str(base_oid) if base_oid is not None else None
+    if base is None:
+        base_oid = repo.merge_base(ours, theirs)
+        if base_oid is None and not allow_unrelated:
+            raise SyncError(UNRELATED)
+        base = str(base_oid) if base_oid is not None else None
     base_tree = repo[base].peel(pygit2.Tree) if base else None
     assert ours_tree is not None
     plan = Plan(ours, theirs, base, False, str(ours_tree.id), refused=refused)

@@ -93,12 +93,17 @@ class Transport:
                 return sha
         return None
 
-    def fetch(self, branch: str) -> str | None:
-        """Fetch the branch into our tracking ref; its tip, or None when the remote lacks it."""
+    def fetch(self, branch: str, negotiate: str | None = None) -> str | None:
+        """Fetch the branch into our tracking ref; its tip, or None when the remote lacks it.
+
+        `negotiate`: a commit the remote has (the tip last fetched); git then offers the
+        remote only its history as what we have. Else git offers every local branch, and
+        our own commits the remote lacks (a backlog of them) made each fetch longer."""
         ref = self.tracking_ref(branch)
+        tips = [f"--negotiation-tip={negotiate}"] if negotiate else []
         proc = self._run("fetch", "--no-tags", "--no-write-fetch-head", "--quiet",
-                         "--no-auto-gc", "--no-recurse-submodules", "--", self.config.url, f"+refs/heads/{branch}:{ref}",
-                         check=False)
+                         "--no-auto-gc", "--no-recurse-submodules", *tips, "--",
+                         self.config.url, f"+refs/heads/{branch}:{ref}", check=False)
         if proc.returncode != 0:
             err = proc.stderr.decode("utf-8", "replace")
             if "couldn't find remote ref" in err or "could not find remote ref" in err:

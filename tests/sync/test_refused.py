@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from memoryui.store.sync import Syncer
 from memoryui.store.sync.refuse import rewriting_attributes
 from tests.sync.evil import GITMODULES, blob, push_commit
 from tests.sync.helpers import at, remember
@@ -162,3 +163,35 @@ def test_a_clone_of_a_hostile_remote_starts_without_what_it_refuses(instance, na
     r = a.round(blocking=True)
     assert (r.error, r.pushed) == (None, True)
     assert a.store.read(path).endswith("a fresh clone remembers\n")
+
+
+def test_a_clone_that_took_refused_entries_before_heals_at_the_next_change(
+        instance, native, file_url, tmp_path) -> None:
+    """A clone whose HEAD already holds a linked daily folder and a `..` entry (taken in
+    before memoryui refused them) loses them at the next remote change."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    a, host = _seeded(instance, native, file_url)
+    evil = push_commit(host.path, {"agents/ops/memory/daily": ("120000", blob(host.path,
+                                                                              str(outside))),
+                                   "../escape.md": ("100644", blob(host.path, "outside\n"))},
+                       "hostile")
+    root = a.store.root
+    git(root, "fetch", "--quiet", "--no-recurse-submodules", file_url, "main")
+    git(root, "update-ref", "refs/heads/main", evil)  # as a fast-forward took it in
+    (root / "agents" / "ops" / "memory").mkdir(parents=True)
+    os.symlink(outside, root / "agents" / "ops" / "memory" / "daily")
+    assert "../escape.md" in _status(root)
+
+    fresh = Syncer(a.store, a.config)  # a restarted server
+    push_commit(host.path, {"agents/native-bot/memory/notes/n.md":
+                            ("100644", blob(host.path, "n\n"))}, "an ordinary change")
+    r = fresh.round(blocking=True)
+    assert r.error is None
+    assert not os.path.lexists(root / "agents" / "ops" / "memory" / "daily")
+    assert _status(root) == ""
+    assert set(_refused(fresh)) == {"agents/ops/memory/daily", ".."}
+    path = remember(a.store, "ops", "remembered again", at(9, 30))
+    assert a.store.read(path).endswith("remembered again\n")
+    assert fresh.round(blocking=True).pushed
+    assert list(outside.iterdir()) == []

@@ -94,14 +94,17 @@ def _text(repo: pygit2.Repository, item: Item | None) -> str | None:
 
 def make_plan(repo: pygit2.Repository, layout: Layout | None, ours: str | None, theirs: str,
               open_conflicts: dict[str, SyncConflict], workdir: Path, now: float,
-              allow_unrelated: bool = False, base: str | None = None) -> Plan:
+              allow_unrelated: bool = False, base: str | None = None,
+              rescan: bool = False) -> Plan:
     """The merge of `theirs` into `ours` (`layout` tells daily logs apart; None where `ours`
     is None: nothing merges then). Unrelated histories merge from an empty base only
     when allowed: two clones that both started from an empty remote (bootstrap vetted it).
     `base`, when given, is a common ancestor the caller knows (the remote commit a previous
-    attempt integrated): it spares walking `ours`'s history, which grows with the backlog."""
+    attempt integrated): it spares walking `ours`'s history, which grows with the backlog.
+    `rescan` inspects every entry of the remote's tree, not only those that differ from
+    `ours` (a clone made before memoryui refused entries may hold some: they go now)."""
     ours_tree = repo[ours].peel(pygit2.Tree) if ours else None
-    clean, refused = scrub(repo, repo[theirs].peel(pygit2.Tree), ours_tree)
+    clean, refused = scrub(repo, repo[theirs].peel(pygit2.Tree), None if rescan else ours_tree)
     theirs_tree = repo[clean]
     if ours is None or ours in (theirs, base) or \
             (base is None and repo.descendant_of(theirs, ours)):

@@ -51,6 +51,7 @@ class Syncer:
         self.arrived = ArrivedLog(self.workdir)
         self._branch: str | None = config.branch
         self.status_cache: tuple[tuple, SyncStatus] | None = None
+        self._rescanned = False  # the remote's whole tree was checked once in this process
 
     # -- the round ---------------------------------------------------------------------
     def retry_window(self) -> float:
@@ -193,7 +194,7 @@ class Syncer:
         conflicts = state.conflicts
         unrelated_ok = state.bootstrapped == self.config.display_url()
         plan = make_plan(repo, self.store.layout, ours, tip, conflicts, self.workdir, time.time(),
-                         unrelated_ok, base=anchor)
+                         unrelated_ok, base=anchor, rescan=not self._rescanned)
         with self.git.commit_lock, self.git.write_lock:
             self.git.flush()  # re-entrant: commits what agents wrote while we planned
             current = self.git.head()
@@ -203,7 +204,8 @@ class Syncer:
                         (anchor is None and ours is not None and repo.descendant_of(ours, tip)):
                     return None
                 plan = make_plan(repo, self.store.layout, ours, tip, conflicts, self.workdir,
-                                 time.time(), unrelated_ok, base=anchor)
+                                 time.time(), unrelated_ok, base=anchor,
+                                 rescan=not self._rescanned)
             new = tip if plan.fast_forward else merge_commit(repo, plan, self.branch())
             done = checkout(repo, self.root, ours, new, self.workdir)
             try:
@@ -212,6 +214,7 @@ class Syncer:
                 undo(self.root, done)
                 raise
             refresh_index(repo, self.root, new, done.paths)
+            self._rescanned = True
             arrived = self._arrivals(anchor or ours, tip, set(exclude))
             self.arrived.add(arrived)
         if plan.conflicts:

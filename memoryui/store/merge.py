@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .gitcli import git_env
+
 if TYPE_CHECKING:
     from .history import CommitInfo
     from .workspace import Store
@@ -49,7 +51,7 @@ def merge3(base: str, mine: str, theirs: str, workdir: Path,
             proc = subprocess.run(
                 ["git", "merge-file", "-p", "-L", labels[0], "-L", labels[1],
                  "-L", labels[2], *files],
-                capture_output=True, timeout=30,
+                capture_output=True, timeout=30, env=git_env(),
             )
         except (OSError, subprocess.SubprocessError):
             return None

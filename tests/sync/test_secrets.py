@@ -106,3 +106,26 @@ def test_manage_py_sync_prints_a_summary_never_the_password(tmp_path) -> None:
         for proc in (ok, status, failed, pushed):
             for text in (proc.stdout, proc.stderr):
                 assert SECRET not in text and WRONG not in text
+
+
+def test_a_password_with_unencoded_at_signs_is_masked_whole(tmp_path, caplog) -> None:
+    """`user:p@ss@w0rd@host`: everything between `//` and the authority's last `@` is secret."""
+    at_secret = "p@ss@w0rd-4711"
+    url = f"https://alice:{at_secret}@git.example.com/team/memory.git"
+    assert RemoteConfig(url).display_url() == "https://alice:***@git.example.com/team/memory.git"
+    assert mask_secrets(f"see {url}") == "see https://alice:***@git.example.com/team/memory.git"
+    make_bare(tmp_path / "srv" / "memory.git")
+    caplog.set_level(logging.INFO, logger="memoryui")
+    with HttpGit(tmp_path / "srv", password=at_secret) as http:
+        syncer = Syncer(Store(tmp_path / "a"), RemoteConfig(http.url("memory.git"), branch="main"))
+        remember(syncer.store, "ops", "over authenticated http", at(9, 0))
+        r = syncer.round(blocking=True)
+        st = syncer.status()
+        assert st.url == f"http://alice:***@127.0.0.1:{http.port}/memory.git"
+        texts = [r.error or "", r.summary(), repr(st), st.label, caplog.text]
+        texts += [p.read_text(errors="replace") for p in (tmp_path / "a" / ".git").rglob("*")
+                  if p.is_file() and p.stat().st_size < 1_000_000]
+        for text in texts:
+            for piece in ("p@ss", "ss@w0rd", "w0rd-4711"):
+                assert piece not in text, text
+        syncer.store.close()

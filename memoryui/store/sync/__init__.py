@@ -3,8 +3,9 @@
 One clone, one remote branch. `Syncer.round()` commits pending writes, fetches, integrates
 (daily logs entry by entry, other files three-way, conflicts kept local and recorded) and
 pushes without ever forcing. Module map: config (settings, masking), transport (git CLI),
-daily (entry-wise merge), merging (the merge tree), worktree (files and index), state
-(state file, arrivals), syncer (the round), curate (status, resolve, publish, discard),
+daily (entry-wise merge), refuse (what is never taken from a remote), merging (the merge
+tree), mergecommit (the integration's commit), worktree (files and index), state (state
+file, arrivals), syncer (the round), curate (status, resolve, publish, discard),
 bootstrap (clone or check), background (the server's thread).
 """
 

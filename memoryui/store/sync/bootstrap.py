@@ -2,8 +2,9 @@
 
 Runs before the store is used (every process calls it; the first does the work under the
 sync lock, the others find it done). An empty workspace (no commits, no files) becomes a
-clone; a workspace whose history shares no commit with the remote's is refused with the two
-ways out; a remote with no branch yet receives the workspace's history.
+clone (less what memoryui refuses from a remote, see refuse.py); a workspace whose history
+shares no commit with the remote's is refused with the two ways out; a remote with no
+branch yet receives the workspace's history.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from ..files import ProcessLock
 from ..gitindex import open_repo
 from ..gitrepo import run_git
 from .config import RemoteConfig, SyncError
-from .merging import UNRELATED
+from .mergecommit import merge_commit, record_refused
+from .merging import UNRELATED, make_plan
 from .state import ArrivedLog, StateFile
 from .transport import Transport, TransportError
 
@@ -58,9 +60,14 @@ def check(root: Path, config: RemoteConfig) -> str:
     if head is None and tip is not None:
         if next(walk.walk(root), None) is not None:
             raise SyncError(NO_HISTORY)
+        # The remote's tree less what memoryui refuses (refuse.py): git's own checkout
+        # would create its links and `.gitmodules`, and fail on a `.git` entry.
+        plan = make_plan(repo, None, None, tip, {}, state_dir, time.time())
+        first = tip if plan.fast_forward else merge_commit(repo, plan, branch)
         run_git(root, "symbolic-ref", "HEAD", f"refs/heads/{branch}")
-        run_git(root, "update-ref", f"refs/heads/{branch}", tip)
+        run_git(root, "update-ref", f"refs/heads/{branch}", first)
         run_git(root, "read-tree", "--reset", "-u", "HEAD")
+        record_refused(repo, states, plan)
         ArrivedLog(state_dir).add(run_git(root, "rev-list", tip).decode().split())
         outcome = "cloned"
     elif head is not None and tip is None:

@@ -12,8 +12,9 @@ from ..errors import StoreError
 PUSH_MODES = ("auto", "manual")
 MASK = "***"
 
-# scheme://userinfo@host: the userinfo of any URL in a text, whatever git printed.
-_URL_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<info>[^/@\s'\"]+)@")
+# scheme://userinfo@host: the userinfo of any URL in a text, whatever git printed. The
+# userinfo runs to the LAST `@` before the path: a password may hold unencoded `@`s.
+_URL_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<info>[^/\s'\"]+)@")
 
 
 class SyncError(StoreError):
@@ -101,6 +102,9 @@ def secrets_of(url: str | None) -> list[str]:
     found = [password] if sep else []
     if not sep and m.group("scheme").lower() in ("http://", "https://"):
         found = [user]
+    # git splits such a URL at the FIRST `@` and may echo the rest as a host name
+    # ("Could not resolve host: ss@w0rd@host"): each piece after an `@` is secret too.
+    found += [s.split("@", i)[-1] for s in list(found) for i in range(1, s.count("@") + 1)]
     out = []
     for s in found:
         for v in (s, unquote(s)):

@@ -104,17 +104,21 @@ def _status(syncer: Syncer, head: str | None, tip: str | None) -> SyncStatus:
         last_error=cfg.mask(state.last_error) if state.last_error else None,
         last_error_at=state.last_error_at, ahead=ahead, behind=behind,
         unpublished=unpublished, conflicts=conflicts, publishing_paused=bool(conflicts),
-        interval=cfg.interval)
+        interval=cfg.interval, refused=state.refused)
 
 
 def file_states(syncer: Syncer, *, include_synced: bool = False) -> list[FileState]:
     """Each file's local version (HEAD) against the remote tip, sorted by path."""
     syncer.store.sync()
     head, tip = syncer.store.head(), syncer.tracking_tip()
-    conflicts = syncer.states.read().conflicts
+    state = syncer.states.read()
+    conflicts = state.conflicts
+    refused = {e.path for e in state.refused}
     tip_tree = _tree(syncer, tip)
     out: dict[str, FileState] = {}
     for path, local in _differences(syncer, head, tip).items():
+        if _under(path, refused):
+            continue  # left out of the remote's tree: the Sync page lists it as refused
         remote = item_at(tip_tree, path)
         state = "untracked" if remote is None else "missing" if local is None else "modified"
         out[path] = FileState(path, state, local[0] if local else None,
@@ -132,6 +136,14 @@ def file_states(syncer: Syncer, *, include_synced: bool = False) -> list[FileSta
                 sha = blob[0] if blob else None
                 out[path] = FileState(path, "synced", sha, sha)
     return [out[p] for p in sorted(out)]
+
+
+def _under(path: str, entries: set[str]) -> bool:
+    """Whether the path is one of the entries or inside one of them."""
+    if not entries:
+        return False
+    parts = path.split("/")
+    return any("/".join(parts[:i]) in entries for i in range(1, len(parts) + 1))
 
 
 def compare_texts(syncer: Syncer, path: str) -> tuple[str | None, str | None]:

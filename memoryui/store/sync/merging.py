@@ -6,6 +6,8 @@ sides is a three-way merge (store/merge.py); a file that cannot merge (overlappi
 modified on one side and deleted on the other, added differently on both, binary, a link)
 keeps OUR version and becomes a sync conflict. A file whose conflict is still open keeps our
 version whatever the remote does, and its record follows the remote's newest version.
+The remote's tree is taken without what memoryui refuses (refuse.py): then even a remote
+commit memoryui could fast-forward to gets a commit of its own, which leaves those out.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ..merge import merge3
 from ..records import apply_changes
 from .config import SyncError
 from .daily import merge_daily
+from .refuse import Refusal, scrub
 from .state import SyncConflict
 
 BLOB = int(pygit2.enums.FileMode.BLOB)
@@ -38,7 +41,9 @@ UNRELATED = (
 
 @dataclass
 class Plan:
-    """How to bring `theirs` into `ours`: a fast-forward, or a merge tree."""
+    """How to bring `theirs` into `ours`: a fast-forward, or a commit of `tree`, a merge
+    (`ours` and `theirs` its parents) or, where `ours` is an ancestor of `theirs`, the
+    remote's tree less what memoryui refuses (`theirs` its parent)."""
 
     ours: str | None
     theirs: str
@@ -48,6 +53,7 @@ class Plan:
     changes: dict[str, Item | None] = field(default_factory=dict)  # applied to ours
     conflicts: dict[str, SyncConflict] = field(default_factory=dict)  # new or updated
     merged: list[str] = field(default_factory=list)  # paths merged from both sides
+    refused: list[Refusal] = field(default_factory=list)  # left out of the remote's tree
 
 
 def flat_changes(repo: pygit2.Repository, a: pygit2.Tree | None,
@@ -86,21 +92,31 @@ def _text(repo: pygit2.Repository, item: Item | None) -> str | None:
     return data.decode("utf-8")
 
 
-def make_plan(repo: pygit2.Repository, layout: Layout, ours: str | None, theirs: str,
+def make_plan(repo: pygit2.Repository, layout: Layout | None, ours: str | None, theirs: str,
               open_conflicts: dict[str, SyncConflict], workdir: Path, now: float,
-              allow_unrelated: bool = False) -> Plan:
-    """The merge of `theirs` into `ours`. Unrelated histories merge from an empty base only
-    when allowed: two clones that both started from an empty remote (bootstrap vetted it)."""
-    theirs_tree = repo[theirs].peel(pygit2.Tree)
-    if ours is None or ours == theirs or repo.descendant_of(theirs, ours):
-        return Plan(ours, theirs, ours, True, str(theirs_tree.id))
-    base_oid = repo.merge_base(ours, theirs)
-    if base_oid is None and not allow_unrelated:
-        raise SyncError(UNRELATED)
-    base = str(base_oid) if base_oid is not None else None
+              allow_unrelated: bool = False, base: str | None = None,
+              rescan: bool = False) -> Plan:
+    """The merge of `theirs` into `ours` (`layout` tells daily logs apart; None where `ours`
+    is None: nothing merges then). Unrelated histories merge from an empty base only
+    when allowed: two clones that both started from an empty remote (bootstrap vetted it).
+    `base`, when given, is a common ancestor the caller knows (the remote commit a previous
+    attempt integrated): it spares walking `ours`'s history, which grows with the backlog.
+    `rescan` inspects every entry of the remote's tree, not only those that differ from
+    `ours` (a clone made before memoryui refused entries may hold some: they go now)."""
+    ours_tree = repo[ours].peel(pygit2.Tree) if ours else None
+    clean, refused = scrub(repo, repo[theirs].peel(pygit2.Tree), None if rescan else ours_tree)
+    theirs_tree = repo[clean]
+    if ours is None or ours in (theirs, base) or \
+            (base is None and repo.descendant_of(theirs, ours)):
+        return Plan(ours, theirs, ours, not refused, clean, refused=refused)
+    if base is None:
+        base_oid = repo.merge_base(ours, theirs)
+        if base_oid is None and not allow_unrelated:
+            raise SyncError(UNRELATED)
+        base = str(base_oid) if base_oid is not None else None
     base_tree = repo[base].peel(pygit2.Tree) if base else None
-    ours_tree = repo[ours].peel(pygit2.Tree)
-    plan = Plan(ours, theirs, base, False, str(ours_tree.id))
+    assert ours_tree is not None
+    plan = Plan(ours, theirs, base, False, str(ours_tree.id), refused=refused)
     mine = flat_changes(repo, base_tree, ours_tree)
     for path, t in sorted(flat_changes(repo, base_tree, theirs_tree).items()):
         open_ = open_conflicts.get(path)
@@ -108,7 +124,7 @@ def make_plan(repo: pygit2.Repository, layout: Layout, ours: str | None, theirs:
             if (t[0] if t else None) != open_.theirs:
                 plan.conflicts[path] = SyncConflict(
                     path, open_.base, open_.ours, t[0] if t else None,
-                    _last_commit(repo, base or ours, theirs, path), open_.since)
+                    last_commit(repo, base or ours, theirs, path), open_.since)
             continue
         if path not in mine:
             plan.changes[path] = t
@@ -121,7 +137,7 @@ def make_plan(repo: pygit2.Repository, layout: Layout, ours: str | None, theirs:
         if merged is None:
             plan.conflicts[path] = SyncConflict(
                 path, b[0] if b else None, o[0] if o else None, t[0] if t else None,
-                _last_commit(repo, base or ours, theirs, path), now)
+                last_commit(repo, base or ours, theirs, path), now)
         else:
             plan.changes[path] = merged
             plan.merged.append(path)
@@ -129,7 +145,7 @@ def make_plan(repo: pygit2.Repository, layout: Layout, ours: str | None, theirs:
     return plan
 
 
-def _merge_file(repo: pygit2.Repository, layout: Layout, path: str, b: Item | None,
+def _merge_file(repo: pygit2.Repository, layout: Layout | None, path: str, b: Item | None,
                 o: Item | None, t: Item | None, workdir: Path) -> Item | None:
     """The merged (blob, mode), or None when the file cannot merge."""
     if o is None or t is None:
@@ -141,7 +157,7 @@ def _merge_file(repo: pygit2.Repository, layout: Layout, path: str, b: Item | No
     except (ValueError, UnicodeDecodeError):
         return None
     assert ot is not None and tt is not None
-    addr = layout.address(path)
+    addr = layout.address(path) if layout is not None else None
     if addr is not None and addr.kind == Kind.DAILY:
         text = merge_daily(bt, ot, tt)
     else:
@@ -152,9 +168,10 @@ def _merge_file(repo: pygit2.Repository, layout: Layout, path: str, b: Item | No
     return (str(repo.create_blob(text.encode())), o[1])
 
 
-def _last_commit(repo: pygit2.Repository, base: str, theirs: str, path: str) -> str:
+def last_commit(repo: pygit2.Repository, base: str | None, theirs: str, path: str) -> str:
     """The newest remote commit that changed the file (the tip when git cannot say)."""
     out = run_git(Path(repo.workdir or repo.path), "log", "-1", "--format=%H",
-                  f"{base}..{theirs}", "--", f":(literal){path}", check=False)
+                  f"{base}..{theirs}" if base else theirs, "--", f":(literal){path}",
+                  check=False)
     sha = out.decode().strip()
     return sha if len(sha) == 40 else theirs

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..actors import Actor
-from .state import SyncConflict
+from .state import RefusedEntry, SyncConflict
 
 SYNC_ACTOR = Actor("system", "sync", "sync@memoryui")  # author of sync merge commits
 FILE_STATES = ("synced", "modified", "untracked", "conflict", "missing")
@@ -73,6 +73,7 @@ class SyncStatus:
     conflicts: list[SyncConflict] = field(default_factory=list)
     publishing_paused: bool = False
     interval: float = 0.0
+    refused: list[RefusedEntry] = field(default_factory=list)  # left out of remote commits
 
     @classmethod
     def off(cls) -> SyncStatus:

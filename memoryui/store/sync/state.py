@@ -1,7 +1,8 @@
 """What sync remembers between rounds, shared by every process of one clone.
 
 `.git/memoryui/sync.json` (replaced atomically under `sync-state.lock`) holds the times of the
-last fetch, push and round, the last error (masked), the branch and the open conflicts.
+last fetch, push and round, the last error (masked), the branch, the open conflicts and
+the newest entries left out of the remote's commits (refuse.py).
 `.git/memoryui/sync-arrived` lists, one per line, every commit that arrived from the remote
 (appended after each integration), so history and activity can mark them cheaply.
 """
@@ -20,6 +21,7 @@ from ..files import ProcessLock, atomic_write
 
 STATE_FILE = "sync.json"
 ARRIVED_FILE = "sync-arrived"
+REFUSED_KEPT = 50  # the newest entries left out, for the Sync page
 
 
 @dataclass
@@ -35,6 +37,17 @@ class SyncConflict:
 
 
 @dataclass
+class RefusedEntry:
+    """An entry of a remote commit memoryui left out of its tree (never checked out)."""
+
+    path: str
+    reason: str
+    object: str  # the id of what was refused
+    commit: str  # the remote commit that brought it (the remote tip when git cannot say)
+    at: float  # when it was left out
+
+
+@dataclass
 class State:
     branch: str | None = None
     remote: str = ""  # the masked URL the state belongs to
@@ -46,6 +59,7 @@ class State:
     remote_tip: str | None = None
     bootstrapped: str = ""  # the masked URL bootstrap last checked against
     conflicts: dict[str, SyncConflict] = field(default_factory=dict)
+    refused: list[RefusedEntry] = field(default_factory=list)  # newest first
 
     def to_json(self) -> str:
         d = asdict(self)
@@ -56,8 +70,15 @@ class State:
     def from_json(cls, text: str) -> State:
         d: dict[str, Any] = json.loads(text)
         conflicts = {p: SyncConflict(**c) for p, c in (d.pop("conflicts", None) or {}).items()}
+        refused = [RefusedEntry(**r) for r in (d.pop("refused", None) or [])]
         known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
-        return cls(**known, conflicts=conflicts)
+        return cls(**known, conflicts=conflicts, refused=refused)
+
+    def add_refused(self, entries: list[RefusedEntry]) -> None:
+        """Record entries left out, newest first; one record per path and object."""
+        seen = {(e.path, e.object) for e in entries}
+        self.refused = [*entries, *(e for e in self.refused if (e.path, e.object) not in seen)]
+        del self.refused[REFUSED_KEPT:]
 
 
 class StateFile:

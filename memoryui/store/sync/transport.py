@@ -7,18 +7,14 @@ own, `refs/remotes/memoryui/<branch>`. Every message is masked before it leaves.
 
 from __future__ import annotations
 
-import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..gitcli import git_env, run_git
 from .config import RemoteConfig, SyncError, valid_branch
 
 TRACKING_PREFIX = "refs/remotes/memoryui/"
-GIT_NET_ENV = {
-    "GIT_TERMINAL_PROMPT": "0",  # never wait for a password on a terminal
-    "LC_ALL": "C",
-}
 
 
 class TransportError(SyncError):
@@ -40,7 +36,7 @@ class Transport:
         self.config = config
 
     def _run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
-        env = {**os.environ, **GIT_NET_ENV}
+        env = git_env()  # no terminal prompt, no submodules, no hooks (gitcli)
         # A prompt nobody answers would hang the round: answer it empty unless the operator
         # set their own askpass program; ssh gets no terminal (new session) to prompt on.
         env.setdefault("GIT_ASKPASS", "true")
@@ -49,7 +45,7 @@ class Transport:
         # fetch that brought commits): a fetch writing it too fails while that holds its lock.
         try:
             proc = subprocess.run(
-                ["git", "-c", "core.quotepath=off", "-c", "fetch.writeCommitGraph=false",
+                ["git", "-c", "fetch.writeCommitGraph=false",
                  "-c", "http.lowSpeedLimit=1000",
                  "-c", "http.lowSpeedTime=30", "-c", "credential.interactive=false", *args],
                 cwd=self.root, capture_output=True, env=env, stdin=subprocess.DEVNULL,
@@ -97,21 +93,26 @@ class Transport:
                 return sha
         return None
 
-    def fetch(self, branch: str) -> str | None:
-        """Fetch the branch into our tracking ref; its tip, or None when the remote lacks it."""
+    def fetch(self, branch: str, negotiate: str | None = None) -> str | None:
+        """Fetch the branch into our tracking ref; its tip, or None when the remote lacks it.
+
+        `negotiate`: a commit the remote has (the tip last fetched); git then offers the
+        remote only its history as what we have. Else git offers every local branch, and
+        our own commits the remote lacks (a backlog of them) made each fetch longer."""
         ref = self.tracking_ref(branch)
+        tips = [f"--negotiation-tip={negotiate}"] if negotiate else []
         proc = self._run("fetch", "--no-tags", "--no-write-fetch-head", "--quiet",
-                         "--no-auto-gc", "--", self.config.url, f"+refs/heads/{branch}:{ref}",
-                         check=False)
+                         "--no-auto-gc", "--no-recurse-submodules", *tips, "--",
+                         self.config.url, f"+refs/heads/{branch}:{ref}", check=False)
         if proc.returncode != 0:
             err = proc.stderr.decode("utf-8", "replace")
             if "couldn't find remote ref" in err or "could not find remote ref" in err:
                 _delete_ref(self.root, ref)
                 return None
             raise TransportError(self.describe("fetch", proc.stderr))
-        out = subprocess.run(["git", "rev-parse", "--verify", "--quiet", ref + "^{commit}"],
-                             cwd=self.root, capture_output=True)
-        return out.stdout.decode().strip() or None
+        out = run_git(self.root, "rev-parse", "--verify", "--quiet", ref + "^{commit}",
+                      check=False)
+        return out.decode().strip() or None
 
     def push(self, sha: str, branch: str) -> PushOutcome:
         """Push a commit to the branch, never forced: a rejection is reported, not overridden."""
@@ -127,4 +128,4 @@ class Transport:
 
 
 def _delete_ref(root: Path, ref: str) -> None:
-    subprocess.run(["git", "update-ref", "-d", ref], cwd=root, capture_output=True)
+    run_git(root, "update-ref", "-d", ref, check=False)

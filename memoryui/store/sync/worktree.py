@@ -4,8 +4,9 @@ Runs under the store's write lock (no memoryui write can interleave). A file who
 content differs from the old tree is an outside change (a pending change, not committed
 yet): it is three-way merged onto the new version when that merges cleanly, otherwise left
 exactly as it is (it stays a pending change against the new HEAD). Nothing is ever written
-through a symbolic link or into `.git`. Symbolic links in the remote's tree are created as
-links, as git would (memoryui never follows or reads them); submodules are not checked out.
+through a symbolic link or into `.git`. A remote's links and submodules never get here
+(refuse.py leaves them out of the tree); a link put back by `undo` is created as a link
+(never followed), and a submodule is never checked out.
 Deletions run first, deepest first, so a folder can become a file or a link and back.
 """
 

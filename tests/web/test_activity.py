@@ -369,3 +369,11 @@ def test_dated_filters_stay_right_as_the_kept_dates_follow_the_branch(client_as,
                    check=True)
     assert ids_in(c.get("/activity/?since=2026-01-08").content.decode()) == [
         skewed["2026-01-10"]]
+
+
+def test_a_feed_reader_without_a_token_is_asked_for_one(client, seeded):
+    r = client.get("/activity.atom")  # no session, no token: a feed reader
+    assert r.status_code == 401
+    assert r["WWW-Authenticate"] == 'Bearer realm="memoryui"'
+    assert "token" in r.content.decode()
+    assert "Location" not in r

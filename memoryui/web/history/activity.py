@@ -153,6 +153,11 @@ def activity_atom(request: HttpRequest) -> HttpResponse:
     """
     raw = bearer(request) or (request.GET.get("token") or "").strip()
     if not raw:
+        if not request.user.is_authenticated:
+            # A feed reader cannot follow a redirect to the sign-in form: it is told to
+            # authenticate, with the scheme it can use.
+            return _plain("this feed needs an API token: send 'Authorization: Bearer "
+                          "<token>' or add ?token=<token> to the feed's URL", 401)
         return _session_atom(request)
     token = token_for(raw[:200])
     if token is None:

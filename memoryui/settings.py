@@ -260,13 +260,17 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    # A 4xx is logged as one line, without a traceback (on the logger for every handler's
+    # sake, and on the handler for django.security's children).
+    "filters": {"refusals": {"()": "memoryui.logfilters.ExpectedRefusals"}},
     "handlers": {"stderr": {"class": "logging.StreamHandler", "stream": "ext://sys.stderr",
-                            "formatter": "plain"}},
+                            "formatter": "plain", "filters": ["refusals"]}},
     "root": {"handlers": ["stderr"],
              "level": LOG_LEVEL if LOG_LEVEL in ("ERROR", "CRITICAL") else "WARNING"},
     "loggers": {
         # Replaces Django's DEBUG-only console and mail_admins handlers: records go to root.
         "django": {"level": LOG_LEVEL},
+        "django.request": {"filters": ["refusals"]},
         "memoryui": {"level": LOG_LEVEL},
     },
 }

@@ -71,8 +71,10 @@ def test_the_feed_link_keeps_the_filters(client_as, seeded):
 
 @pytest.mark.parametrize(("query", "message"), [
     ("kind=bogus", "invalid kind"),
-    ("since=2026-13-01", "since: invalid date"),
-    ("until=yesterday", "until: invalid date"),
+    ("since=2026-13-01", "2026-13-01&#x27; is not a date"),
+    ("until=yesterday", "yesterday&#x27; is not a date"),
+    ("since=0001-01-01", "since: 0001-01-01 is out of range"),
+    ("until=9999-12-31", "until: 9999-12-31 is out of range"),
     ("since=2026-02-01&until=2026-01-01", "is after until"),
     ("actor=agent:../etc", "invalid agent"),
     ("actor=%3Cscript%3E", "invalid actor"),

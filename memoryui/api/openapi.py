@@ -15,7 +15,7 @@ from memoryui.workspace import get_store
 ERROR_CODES = ["invalid_arguments", "unauthorized", "forbidden", "not_found", "conflict",
                "payload_too_large", "method_not_allowed", "precondition_failed",
                "precondition_required", "unsupported_media_type", "insufficient_storage",
-               "internal_error"]
+               "internal_error", "too_many_requests"]
 
 
 def _ref(name: str) -> dict:

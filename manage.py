@@ -9,7 +9,9 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryui.settings")
     from django.core.management import execute_from_command_line
 
-    execute_from_command_line(sys.argv)
+    from memoryui.startup import configured
+
+    configured(lambda: execute_from_command_line(sys.argv))
 
 
 if __name__ == "__main__":

@@ -12,8 +12,10 @@ import os
 import django
 from starlette.types import Receive, Scope, Send
 
+from memoryui.startup import configured
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryui.settings")
-django.setup(set_prefix=False)
+configured(lambda: django.setup(set_prefix=False))  # a settings typo: one line, exit 2
 
 from django.conf import settings  # noqa: E402 - after setup, like everything below
 from django.urls import get_resolver  # noqa: E402

@@ -31,7 +31,7 @@ from django.http.response import HttpResponse
 from django.urls import set_script_prefix
 from starlette.types import Receive, Scope, Send
 
-from memoryui.middleware import too_large
+from memoryui.middleware import json_error, too_large
 from memoryui.store.threadnames import name_os_thread
 
 log = logging.getLogger("django.request")
@@ -107,8 +107,11 @@ class ThreadedHandler(ASGIHandler):
         except Exception as exc:  # noqa: BLE001 - the reply must still go out
             log.error("%s %s failed outside the middleware", scope.get("method"),
                       scope.get("path"), exc_info=True)
-            response = HttpResponse(f"internal server error: {type(exc).__name__}",
-                                    status=500, content_type="text/plain; charset=utf-8")
+            if str(scope.get("path", "")).startswith(("/api/", "/mcp")):
+                response = json_error(exc)  # API clients parse JSON, whatever failed
+            else:
+                response = HttpResponse(f"internal server error: {type(exc).__name__}",
+                                        status=500, content_type="text/plain; charset=utf-8")
         if not (response.streaming and response.is_async):
             response.close()  # sends request_finished here, in the thread that asked
         return response

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import errno
 import logging
-import sys
 from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.template import loader
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -95,15 +93,54 @@ def json_error(exc: BaseException | None) -> JsonResponse:
     return JsonResponse({"error": {"code": code, "message": message}}, status=status)
 
 
+# The code an API client reads for each status Django (or a view's decorator) answers with.
+CODES = {400: "invalid_arguments", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+         405: "method_not_allowed", 413: "payload_too_large", 415: "unsupported_media_type",
+         429: "too_many_requests", 507: "insufficient_storage"}
+
+
+def json_answer(status: int, message: str) -> JsonResponse:
+    """`{"error": {"code", "message"}}` for a status, its code from CODES."""
+    code = CODES.get(status, "invalid_arguments" if status < 500 else "internal_error")
+    return JsonResponse({"error": {"code": code, "message": message}}, status=status,
+                        json_dumps_params={"ensure_ascii": False})
+
+
+# Headers an error answer keeps when its body is turned into JSON.
+KEPT = ("Allow", "WWW-Authenticate", "Retry-After", "Vary", "Cache-Control")
+
+
+def as_json(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    """An error answer Django made without a view (a 405 from a method decorator, a plain
+    text refusal) as the API's JSON body, with the same status and headers that matter."""
+    if response.status_code == 405:
+        message = (f"{request.method} is not allowed here; use "
+                   f"{response.get('Allow', 'another method')}")
+    elif response.get("Content-Type", "").startswith("text/plain") and not response.streaming:
+        message = response.content.decode("utf-8", "replace").strip()[:500]
+    else:
+        message = response.reason_phrase.lower()
+    answer = json_answer(response.status_code, message or response.reason_phrase.lower())
+    for name in KEPT:
+        if name in response:
+            answer[name] = response[name]
+    return answer
+
+
 class ApiErrorMiddleware:
-    """Any exception escaping an API view becomes a JSON 500 (or 507 when the disk is
-    full), logged with its traceback."""
+    """Every answer under /api/ and /mcp is JSON: an exception escaping an API view becomes
+    a JSON 500 (or 507 when the disk is full), logged with its traceback; an error answer
+    in another shape (Django's 405, a plain-text refusal) is given the JSON body."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        return self.get_response(request)
+        response = self.get_response(request)
+        if response.status_code >= 400 and is_api(request) and not response.get(
+                "Content-Type", "").startswith("application/json"):
+            return as_json(request, response)
+        return response
 
     def process_exception(self, request: HttpRequest, exc: Exception) -> HttpResponse | None:
         if not is_api(request):
@@ -112,11 +149,3 @@ class ApiErrorMiddleware:
         log_unexpected(request, exc, response.status_code)
         response._has_been_logged = True  # type: ignore[attr-defined] - no second line
         return response
-
-
-def server_error(request: HttpRequest) -> HttpResponse:
-    """handler500: errors outside a view (middleware, URL resolution). Django has already
-    logged the exception; API paths get JSON, people the stand-alone 500 page."""
-    if is_api(request):
-        return json_error(sys.exc_info()[1])
-    return HttpResponse(loader.get_template("500.html").render(), status=500)

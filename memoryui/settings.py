@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
+import zoneinfo
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -22,29 +25,85 @@ def _env_path(name: str, default: Path) -> Path:
 VAR_DIR = _env_path("MEMORYUI_VAR_DIR", BASE_DIR / "var")
 
 
+# Every setting read from the environment is checked here: a typo stops the start with one
+# sentence (ImproperlyConfigured; manage.py and the ASGI and WSGI entries print it as
+# "memoryui: <sentence>" and exit 2), never a traceback or a silent default.
+
 def _env_bool(name: str, default: bool = False) -> bool:
-    return os.environ.get(name, str(default)).strip().lower() in ("1", "true", "yes", "on")
+    raw = os.environ.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise ImproperlyConfigured(f"{name} must be one of 1, true, yes, on, 0, false, no, off, "
+                               f"got {raw!r}")
 
 
-def _env_number(name: str, default: str, kind: type[int] | type[float]) -> int | float:
-    """A numeric setting; a typo stops the start with a sentence, not a traceback."""
-    raw = os.environ.get(name, default).strip()
+def _env_number(name: str, default: str, kind: type[int] | type[float], *,
+                minimum: float = 0, maximum: float | None = None) -> int | float:
+    """A numeric setting within [minimum, maximum]."""
+    raw = os.environ.get(name, "").strip() or default
     try:
         value = kind(raw)
     except ValueError:
         raise ImproperlyConfigured(f"{name} must be a{'n integer' if kind is int else ' number'}"
                                    f", got {raw!r}") from None
-    if value < 0:
-        raise ImproperlyConfigured(f"{name} must not be negative, got {raw!r}")
+    if not math.isfinite(value):
+        raise ImproperlyConfigured(f"{name} must be a finite number, got {raw!r}")
+    if value < minimum:
+        least = f"at least {minimum:g}" if minimum else "zero or more"
+        raise ImproperlyConfigured(f"{name} must be {least}, got {raw!r}")
+    if maximum is not None and value > maximum:
+        raise ImproperlyConfigured(f"{name} must be at most {maximum:g}, got {raw!r}")
     return value
 
 
+def _env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    """One of `choices` (given in lower case, so any case is read)."""
+    raw = os.environ.get(name, "").strip().lower() or default
+    if raw not in choices:
+        raise ImproperlyConfigured(f"{name} must be {', '.join(choices[:-1])} or {choices[-1]}"
+                                   f", got {raw!r}")
+    return raw
+
+
 def _log_level() -> str:
-    level = os.environ.get("LOG_LEVEL", "INFO").strip().upper() or "INFO"
+    level = os.environ.get("LOG_LEVEL", "").strip().upper() or "INFO"
     if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
         raise ImproperlyConfigured(f"LOG_LEVEL must be DEBUG, INFO, WARNING, ERROR or "
                                    f"CRITICAL, got {level!r}")
     return level
+
+
+def _time_zone() -> str:
+    name = os.environ.get("TZ", "").strip() or "UTC"
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ImproperlyConfigured(f"TZ must name a time zone such as UTC or Europe/Paris, "
+                                   f"got {name!r}") from None
+    return name
+
+
+def _layout() -> str:
+    from memoryui.store.layout import LAYOUTS  # (plain Python: the domain's one list)
+
+    return _env_choice("MEMORYUI_LAYOUT", "duragent", tuple(LAYOUTS))
+
+
+def _database() -> dict:
+    url = os.environ.get("DATABASE_URL", "").strip() or f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
+    try:
+        # Under ASGI each sync view runs in a pool thread: persistent connections pile up one
+        # per thread per worker and exhausted Postgres' 100 clients under 12 agents (500s on
+        # `remember`). Django's docs: disable them under ASGI.
+        return dict(dj_database_url.parse(url, conn_max_age=0))
+    except ValueError:  # (the URL itself is not repeated: it may hold a password)
+        raise ImproperlyConfigured("DATABASE_URL must be a database URL such as "
+                                   "postgres://user:password@host/name or "
+                                   "sqlite:////path/to/db.sqlite3") from None
 
 
 def _secret_key() -> str:
@@ -75,7 +134,7 @@ CSRF_TRUSTED_ORIGINS = [
 
 # -- memoryui -------------------------------------------------------------------
 MEMORYUI_WORKSPACE = _env_path("MEMORYUI_WORKSPACE", VAR_DIR / "workspace")
-MEMORYUI_LAYOUT = os.environ.get("MEMORYUI_LAYOUT", "duragent")
+MEMORYUI_LAYOUT = _layout()
 # Seconds agent and API writes may wait to be grouped into one commit per author (0: commit
 # before each write returns). The one default for `serve`, the tests' servers and any ASGI
 # server; UI edits always commit at once.
@@ -85,15 +144,13 @@ MEMORYUI_COMMIT_DELAY = float(_env_number("MEMORYUI_COMMIT_DELAY", "0.2", float)
 MEMORYUI_COMMIT_HOST = int(_env_number("MEMORYUI_COMMIT_HOST", "0", int)) or None
 # Notice files changed outside memoryui with the file system's notifications (inotify via
 # watchfiles). 0: re-check with `git status` at most every 60 s, when a page asks.
-MEMORYUI_WATCH = os.environ.get("MEMORYUI_WATCH", "1").strip().lower() not in ("0", "false", "no", "off")
+MEMORYUI_WATCH = _env_bool("MEMORYUI_WATCH", True)
 MEMORYUI_SEARCH_DB = _env_path("MEMORYUI_SEARCH_DB", VAR_DIR / "search.sqlite3")
 # auto: Postgres full-text when DATABASE_URL is Postgres and no sync remote is set; with a remote
 # (several instances, each its own clone) every instance keeps its own SQLite index, which catches
 # up from its own files (DESIGN.md 3b). sqlite / postgres force one.
-MEMORYUI_SEARCH_BACKEND = os.environ.get("MEMORYUI_SEARCH_BACKEND", "auto").strip() or "auto"
-if MEMORYUI_SEARCH_BACKEND not in ("auto", "sqlite", "postgres"):
-    raise ImproperlyConfigured("MEMORYUI_SEARCH_BACKEND must be auto, sqlite or postgres, "
-                               f"got {MEMORYUI_SEARCH_BACKEND!r}")
+MEMORYUI_SEARCH_BACKEND = _env_choice("MEMORYUI_SEARCH_BACKEND", "auto",
+                                      ("auto", "sqlite", "postgres"))
 # Seconds an API token stays verified in a worker (0: ask the database every request). A token
 # revoked in this instance stops at once; one revoked by another instance sharing the
 # database stops within this time.
@@ -114,17 +171,14 @@ MEMORYUI_PIN_WORKERS = _env_bool("MEMORYUI_PIN_WORKERS", True)
 MEMORYUI_SPREAD_CONNECTIONS = _env_bool("MEMORYUI_SPREAD_CONNECTIONS", True)
 # Promoted text carries a dated marker linking back to its daily entry (`marker`), or nothing
 # (`none`); the commit's `Promoted-From` trailer is written either way.
-MEMORYUI_PROVENANCE = os.environ.get("MEMORYUI_PROVENANCE", "marker").strip().lower() or "marker"
-if MEMORYUI_PROVENANCE not in ("marker", "none"):
-    raise ImproperlyConfigured(f"MEMORYUI_PROVENANCE must be marker or none, got "
-                               f"{MEMORYUI_PROVENANCE!r}")
+MEMORYUI_PROVENANCE = _env_choice("MEMORYUI_PROVENANCE", "marker", ("marker", "none"))
 # Secrets in written text (memoryui/secrets; README "Secrets"): `block` refuses an agent's
 # write that adds one (people's writes are flagged), `flag` commits and flags every write,
 # `off` scans nothing.
-MEMORYUI_SECRETS = os.environ.get("MEMORYUI_SECRETS", "block").strip().lower() or "block"
-if MEMORYUI_SECRETS not in ("block", "flag", "off"):
-    raise ImproperlyConfigured(f"MEMORYUI_SECRETS must be block, flag or off, got "
-                               f"{MEMORYUI_SECRETS!r}")
+MEMORYUI_SECRETS = _env_choice("MEMORYUI_SECRETS", "block", ("block", "flag", "off"))
+# Grouping similar daily entries in the review queue (0..100; 0: off); read by
+# memoryui/review/similar.py, checked here.
+_env_number("MEMORYUI_SIMILAR", "0", int, maximum=100)
 
 # -- sync with a git remote (sync-core; README "Sync") --------------------------
 # Any URL git accepts; empty = no sync. Credentials: git's own (helper, SSH agent, URL token).
@@ -132,11 +186,30 @@ MEMORYUI_REMOTE = os.environ.get("MEMORYUI_REMOTE", "").strip()
 MEMORYUI_REMOTE_BRANCH = os.environ.get("MEMORYUI_REMOTE_BRANCH", "").strip()  # "": remote's
 MEMORYUI_SYNC_INTERVAL = float(_env_number("MEMORYUI_SYNC_INTERVAL", "30", float))  # 0: on demand
 MEMORYUI_SYNC_TIMEOUT = float(_env_number("MEMORYUI_SYNC_TIMEOUT", "120", float))
-MEMORYUI_SYNC_PUSH = os.environ.get("MEMORYUI_SYNC_PUSH", "auto").strip().lower() or "auto"
-if MEMORYUI_SYNC_PUSH not in ("auto", "manual"):
-    raise ImproperlyConfigured(f"MEMORYUI_SYNC_PUSH must be auto or manual, got "
-                               f"{MEMORYUI_SYNC_PUSH!r}")
+MEMORYUI_SYNC_PUSH = _env_choice("MEMORYUI_SYNC_PUSH", "auto", ("auto", "manual"))
 # -- end of sync ----------------------------------------------------------------
+
+# -- sign-in throttling (django-axes; docs/operations.md "Security") --------------------
+# After MEMORYUI_LOGIN_FAILURES failed sign-ins for one user name, or from one address, within
+# MEMORYUI_LOGIN_COOLOFF seconds, that name or address is refused until the cool-off has
+# passed since its last failure (0 failures: no throttling). Bearer tokens that fail on /api,
+# /mcp or the feed count against their address. `manage.py user unlock` lifts it.
+MEMORYUI_LOGIN_FAILURES = int(_env_number("MEMORYUI_LOGIN_FAILURES", "10", int))
+MEMORYUI_LOGIN_COOLOFF = float(_env_number("MEMORYUI_LOGIN_COOLOFF", "900", float, minimum=1))
+AXES_ENABLED = MEMORYUI_LOGIN_FAILURES > 0
+AXES_FAILURE_LIMIT = max(1, MEMORYUI_LOGIN_FAILURES)
+AXES_COOLOFF_TIME = timedelta(seconds=MEMORYUI_LOGIN_COOLOFF)
+AXES_LOCKOUT_PARAMETERS = "memoryui.throttle.lockout_parameters"
+AXES_LOCKOUT_CALLABLE = "memoryui.web.browse.signin.locked_out"
+# Attempts refused during a lockout do not restart it: the page can say when it ends.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_DISABLE_ACCESS_LOG = True  # successful sign-ins are not kept (the failures are)
+AXES_VERBOSE = False
+AXES_SENSITIVE_PARAMETERS = ["username", "ip_address", "token"]  # never kept: the feed's ?token=
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out name or address
+    "django.contrib.auth.backends.ModelBackend",
+]
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -146,6 +219,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "axes",
     "memoryui",
 ]
 
@@ -162,6 +236,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "memoryui.middleware.SecurityHeadersMiddleware",
+    "axes.middleware.AxesMiddleware",  # turns a refused sign-in into the lockout page
 ]
 # What `serve` runs for /api/ requests: every API view takes a bearer token and answers
 # JSON, so the browser's middleware (sessions, CSRF, sign-in, messages, htmx, static files)
@@ -173,6 +248,7 @@ API_MIDDLEWARE = [m for m in MIDDLEWARE if m not in (
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "axes.middleware.AxesMiddleware",
 )]
 
 ROOT_URLCONF = "memoryui.urls"
@@ -200,15 +276,7 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {
-    "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL", "").strip() or f"sqlite:///{VAR_DIR / 'db.sqlite3'}",
-        # Under ASGI each sync view runs in a pool thread: persistent connections pile up one
-        # per thread per worker and exhausted Postgres' 100 clients under 12 agents (500s on
-        # `remember`). Django's docs: disable them under ASGI.
-        conn_max_age=0,
-    )
-}
+DATABASES = {"default": _database()}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # WAL lets several server processes read while one writes.
     DATABASES["default"].setdefault("OPTIONS", {})["init_command"] = (
@@ -232,7 +300,7 @@ LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 
 LANGUAGE_CODE = "en-us"
-TIME_ZONE = os.environ.get("TZ", "UTC")
+TIME_ZONE = _time_zone()
 USE_I18N = False
 USE_TZ = True
 
@@ -263,13 +331,17 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    # A 4xx is logged as one line, without a traceback (on the logger for every handler's
+    # sake, and on the handler for django.security's children).
+    "filters": {"refusals": {"()": "memoryui.logfilters.ExpectedRefusals"}},
     "handlers": {"stderr": {"class": "logging.StreamHandler", "stream": "ext://sys.stderr",
-                            "formatter": "plain"}},
+                            "formatter": "plain", "filters": ["refusals"]}},
     "root": {"handlers": ["stderr"],
              "level": LOG_LEVEL if LOG_LEVEL in ("ERROR", "CRITICAL") else "WARNING"},
     "loggers": {
         # Replaces Django's DEBUG-only console and mail_admins handlers: records go to root.
         "django": {"level": LOG_LEVEL},
+        "django.request": {"filters": ["refusals"]},
         "memoryui": {"level": LOG_LEVEL},
     },
 }

@@ -16,5 +16,8 @@ urlpatterns = [
     path("", include("memoryui.web.urls")),
 ]
 
-# Errors outside any view: JSON for /api/ and /mcp clients, templates/500.html for people.
-handler500 = "memoryui.middleware.server_error"
+# Django's own error answers: JSON for API clients, the styled pages for people.
+handler400 = "memoryui.errorpages.bad_request"
+handler403 = "memoryui.errorpages.permission_denied"
+handler404 = "memoryui.errorpages.page_not_found"
+handler500 = "memoryui.errorpages.server_error"

@@ -15,6 +15,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 
 from memoryui.models import Token, hash_token
+from memoryui.throttle import Throttled, check_token_address, token_failed
 
 
 def error(code: str, message: str, status: int, **extra: object) -> JsonResponse:
@@ -27,6 +28,13 @@ def unauthorized(message: str) -> JsonResponse:
     """401 with the `WWW-Authenticate: Bearer` challenge RFC 6750 asks for."""
     resp = error("unauthorized", message, 401)
     resp["WWW-Authenticate"] = 'Bearer realm="memoryui"'
+    return resp
+
+
+def too_many(exc: Throttled) -> JsonResponse:
+    """429 with Retry-After: this address failed to authenticate too often."""
+    resp = error("too_many_requests", str(exc), 429, retry_after=exc.retry_after)
+    resp["Retry-After"] = str(exc.retry_after)
     return resp
 
 
@@ -74,14 +82,22 @@ post_save.connect(bump_generation, sender=Token, dispatch_uid="memoryui-token-ge
 post_delete.connect(bump_generation, sender=Token, dispatch_uid="memoryui-token-gen-delete")
 
 
+def _cached(raw: str) -> Token | None:
+    """The token when this worker verified it within MEMORYUI_TOKEN_CACHE seconds."""
+    ttl = settings.MEMORYUI_TOKEN_CACHE
+    if ttl <= 0:
+        return None
+    hit = _cache.get(hash_token(raw))
+    if hit is not None and hit[2] == _generation() and time.monotonic() - hit[1] < ttl:
+        return hit[0]
+    return None
+
+
 def _authenticate(raw: str) -> Token | None:
     ttl = settings.MEMORYUI_TOKEN_CACHE
     if ttl <= 0:
         return Token.authenticate(raw)
     key, now, gen = hash_token(raw), time.monotonic(), _generation()
-    hit = _cache.get(key)
-    if hit is not None and hit[2] == gen and now - hit[1] < ttl:
-        return hit[0]
     tok = Token.authenticate(raw)
     with _cache_lock:
         if tok is None:
@@ -93,16 +109,26 @@ def _authenticate(raw: str) -> Token | None:
     return tok
 
 
-def token_for(raw: str | None) -> Token | None:
-    """The active token for a raw bearer value (and note when it was last used)."""
+def token_for(raw: str | None, request: HttpRequest) -> Token | None:
+    """The active token for a raw bearer value (and note when it was last used).
+
+    A value that does not verify counts against the request's address (memoryui.throttle);
+    an address over the limit gets Throttled for any token not verified lately, the right
+    one included, so guessing gains nothing.
+    """
     if not raw:
         return None
-    tok = _authenticate(raw)
-    if tok is not None:
-        now = timezone.now()
-        if tok.last_used_at is None or (now - tok.last_used_at).total_seconds() > 60:
-            Token.objects.filter(pk=tok.pk).update(last_used_at=now)
-            tok.last_used_at = now
+    tok = _cached(raw)
+    if tok is None:
+        check_token_address(request)
+        tok = _authenticate(raw)
+        if tok is None:
+            token_failed(request)
+            return None
+    now = timezone.now()
+    if tok.last_used_at is None or (now - tok.last_used_at).total_seconds() > 60:
+        Token.objects.filter(pk=tok.pk).update(last_used_at=now)
+        tok.last_used_at = now
     return tok
 
 
@@ -120,7 +146,10 @@ def require_token(admin: bool = False) -> Callable:
             if raw is None:
                 return unauthorized("Authentication required: send "
                                     "'Authorization: Bearer <token>'")
-            tok = token_for(raw)
+            try:
+                tok = token_for(raw, request)
+            except Throttled as exc:
+                return too_many(exc)
             if tok is None:
                 return unauthorized("invalid or revoked token")
             if admin and not tok.is_admin:

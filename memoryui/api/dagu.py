@@ -24,6 +24,7 @@ from memoryui.api.auth import bearer, token_for
 from memoryui.api.common import ApiError, actor_for, json_response, read_json_object
 from memoryui.middleware import log_unexpected, unexpected
 from memoryui.store import DELETE, Actor, Kind, Store, StoreError
+from memoryui.throttle import Throttled
 from memoryui.workspace import get_store
 
 DAG_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]+$")
@@ -49,7 +50,12 @@ def dagu_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         raw = bearer(request)
         if raw is None:
             return dagu_error("unauthorized", "Authentication required", 401)
-        tok = token_for(raw)
+        try:
+            tok = token_for(raw, request)
+        except Throttled as exc:
+            resp = dagu_error("too_many_requests", str(exc), 429)
+            resp["Retry-After"] = str(exc.retry_after)
+            return resp
         if tok is None:
             return dagu_error("unauthorized", "Invalid or revoked token", 401)
         if not tok.is_admin:

@@ -38,6 +38,7 @@ from memoryui.api.common import (
 )
 from memoryui.models import Token
 from memoryui.store import ABSENT, DELETE, Conflict, Kind, Store, names, version_of
+from memoryui.store.dates import GIT_MAX, GIT_MIN, BadDate, parse_date
 from memoryui.store.diffs import FileDiff, diff_texts, unified_text
 from memoryui.store.history import CommitDetail, CommitInfo
 from memoryui.workspace import get_store
@@ -227,15 +228,10 @@ def _date(request: HttpRequest, name: str) -> str | None:
     if not DATE_RE.match(raw):
         raise bad_request(f"{name} must be a date (YYYY-MM-DD) or an ISO 8601 time, got {raw!r}")
     try:
-        if len(raw) == 10:
-            year = dt.date.fromisoformat(raw).year
-        else:
-            year = dt.datetime.fromisoformat(raw.replace("Z", "+00:00")).year
-    except ValueError as exc:
+        day = raw if len(raw) == 10 else dt.datetime.fromisoformat(raw.replace("Z", "+00:00"))
+        parse_date(day, earliest=GIT_MIN, latest=GIT_MAX)  # git's years: it drops others
+    except (ValueError, BadDate) as exc:
         raise bad_request(f"{name}: {exc}") from None
-    if not 1970 <= year <= 2099:
-        # git silently ignores dates outside this range, which would drop the filter.
-        raise bad_request(f"{name} must be between 1970 and 2099, got {raw!r}")
     return raw
 
 

@@ -21,6 +21,7 @@ the same list.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -31,6 +32,7 @@ from urllib.parse import parse_qs, urlsplit
 import mcp_types as types
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections
 from django.http.request import split_domain_port, validate_host
 from mcp.server.context import ServerRequestContext
@@ -44,6 +46,7 @@ from memoryui.api.auth import token_for
 from memoryui.api.common import actor_for
 from memoryui.middleware import DISK_FULL, is_disk_full
 from memoryui.store import Actor, StoreError, names
+from memoryui.throttle import Throttled
 from memoryui.tools.registry import Tool, ToolContext, ToolError, call_tool, tools_for
 from memoryui.workspace import get_store
 
@@ -192,12 +195,17 @@ def build_server() -> Server:
 
 # -- the ASGI endpoint ---------------------------------------------------------------------
 
-def _authenticate(raw: str | None, wanted: str | None) -> Caller | tuple[int, str, str]:
-    """The caller for a bearer token, or (status, code, message) (runs in a thread: ORM)."""
+def _authenticate(raw: str | None, wanted: str | None, scope: Scope
+                  ) -> Caller | tuple[int, str, str] | Throttled:
+    """The caller for a bearer token, or (status, code, message), or Throttled (runs in a
+    thread: ORM)."""
     close_old_connections()
     if not raw:
         return 401, "unauthorized", "Authentication required: send 'Authorization: Bearer <token>'"
-    tok = token_for(raw)
+    try:  # the request only tells the throttle which address asks
+        tok = token_for(raw, ASGIRequest(scope, io.BytesIO()))
+    except Throttled as exc:
+        return exc
     if tok is None:
         return 401, "unauthorized", "invalid or revoked token"
     if tok.is_admin:
@@ -302,7 +310,11 @@ class MCPEndpoint:
                               f"name different scopes: {', '.join(sorted(wanted))}")
             return
         who = await sync_to_async(_authenticate, thread_sensitive=True)(
-            raw, next(iter(wanted), None))
+            raw, next(iter(wanted), None), scope)
+        if isinstance(who, Throttled):
+            await _json_error(send, 429, "too_many_requests", str(who),
+                              headers=[(b"retry-after", str(who.retry_after).encode())])
+            return
         if not isinstance(who, Caller):
             extra = [(b"www-authenticate", b'Bearer realm="memoryui"')] if who[0] == 401 else []
             await _json_error(send, *who, headers=extra)

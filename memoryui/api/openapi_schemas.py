@@ -6,7 +6,8 @@ from __future__ import annotations
 ERROR_CODES = ["invalid_arguments", "unauthorized", "forbidden", "not_found", "conflict",
                "payload_too_large", "method_not_allowed", "precondition_failed",
                "precondition_required", "unsupported_media_type", "secret_found",
-               "insufficient_storage", "unavailable", "invalid_host", "internal_error"]
+               "insufficient_storage", "unavailable", "invalid_host", "internal_error",
+               "too_many_requests"]
 
 
 def ref(name: str) -> dict:
@@ -33,18 +34,25 @@ ERROR_TEXTS = {
     428: "If-Match is required to change an existing file",
     500: "Unexpected server error (logged with its traceback on the server)",
     503: "Temporarily unavailable (the search index is locked or being rebuilt): retry",
+    429: "Too many failed sign-ins from this address: retry after the Retry-After seconds",
     507: "The workspace disk is full: nothing was written, the old file is intact",
 }
 
 
+def _throttled(statuses: tuple[int, ...]) -> tuple[int, ...]:
+    """An operation that checks a token can also answer 429: an address whose tokens keep
+    failing is throttled (memoryui/throttle.py)."""
+    return tuple(sorted({*statuses, 429})) if 401 in statuses else statuses
+
+
 def err(*statuses: int) -> dict:
     """References to the shared `{"error": {...}}` answers."""
-    return {str(s): {"$ref": f"#/components/responses/E{s}"} for s in statuses}
+    return {str(s): {"$ref": f"#/components/responses/E{s}"} for s in _throttled(statuses)}
 
 
 def dagu_err(*statuses: int) -> dict:
     """References to Dagu's own `{"code", "message"}` answer."""
-    return {str(s): {"$ref": "#/components/responses/DaguError"} for s in statuses}
+    return {str(s): {"$ref": "#/components/responses/DaguError"} for s in _throttled(statuses)}
 
 
 def param(name: str, where: str, schema: dict, description: str,

@@ -1,45 +1,31 @@
 """Search filters (scope, kind, dates, a scope token's visibility), checked before any backend
 sees them: a bad filter is a QueryError naming the field, never a 500.
 
-Dates are `YYYY-MM-DD` between DATE_MIN and DATE_MAX: the range keeps every date computation
-(month ends, the SQLite index's date tokens) finite, and a year like 9999 is a typo.
+Dates are the store's (`memoryui.store.dates`: `YYYY-MM-DD` between DATE_MIN and DATE_MAX),
+which keeps every date computation (month ends, the SQLite index's date tokens) finite.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memoryui.store import Kind
+from memoryui.store.dates import DATE_MAX, DATE_MIN, BadDate  # noqa: F401 - the search's range
+from memoryui.store.dates import parse_date as store_date
 
 from .query import QueryError
 
-DATE_MIN = dt.date(1900, 1, 1)
-DATE_MAX = dt.date(2999, 12, 31)
 KINDS = tuple(k.value for k in Kind)
-_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def parse_date(value: str | dt.date, field: str = "date") -> dt.date:
     """A filter date; QueryError (with `field`) when it is not one or out of range."""
-    if isinstance(value, dt.datetime):
-        day = value.date()
-    elif isinstance(value, dt.date):
-        day = value
-    else:
-        text = str(value).strip()
-        try:
-            if not _DATE_RE.fullmatch(text):
-                raise ValueError(text)
-            day = dt.date.fromisoformat(text)
-        except ValueError:
-            raise QueryError(f"{text!r} is not a date: use YYYY-MM-DD.", field=field) from None
-    if not DATE_MIN <= day <= DATE_MAX:
-        raise QueryError(f"{day.isoformat()} is out of range: use a date from "
-                         f"{DATE_MIN.isoformat()} to {DATE_MAX.isoformat()}.", field=field)
-    return day
+    try:
+        return store_date(value)
+    except BadDate as exc:
+        raise QueryError(str(exc), field=field) from None
 
 
 @dataclass(frozen=True)

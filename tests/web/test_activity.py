@@ -71,8 +71,10 @@ def test_the_feed_link_keeps_the_filters(client_as, seeded):
 
 @pytest.mark.parametrize(("query", "message"), [
     ("kind=bogus", "invalid kind"),
-    ("since=2026-13-01", "since: invalid date"),
-    ("until=yesterday", "until: invalid date"),
+    ("since=2026-13-01", "2026-13-01&#x27; is not a date"),
+    ("until=yesterday", "yesterday&#x27; is not a date"),
+    ("since=0001-01-01", "since: 0001-01-01 is out of range"),
+    ("until=9999-12-31", "until: 9999-12-31 is out of range"),
     ("since=2026-02-01&until=2026-01-01", "is after until"),
     ("actor=agent:../etc", "invalid agent"),
     ("actor=%3Cscript%3E", "invalid actor"),
@@ -369,3 +371,11 @@ def test_dated_filters_stay_right_as_the_kept_dates_follow_the_branch(client_as,
                    check=True)
     assert ids_in(c.get("/activity/?since=2026-01-08").content.decode()) == [
         skewed["2026-01-10"]]
+
+
+def test_a_feed_reader_without_a_token_is_asked_for_one(client, seeded):
+    r = client.get("/activity.atom")  # no session, no token: a feed reader
+    assert r.status_code == 401
+    assert r["WWW-Authenticate"] == 'Bearer realm="memoryui"'
+    assert "token" in r.content.decode()
+    assert "Location" not in r

@@ -210,7 +210,7 @@ def test_new_file_errors_sit_next_to_the_field(client_as, seeded):
 
 def test_activity_filter_errors_sit_next_to_the_field(client_as, seeded):
     html = client_as("viewer").get("/activity/?since=2026-13-01&kind=bogus").content.decode()
-    assert "since: invalid date" in field_errors(html, "f-since")
+    assert "2026-13-01&#x27; is not a date" in field_errors(html, "f-since")
     assert "invalid kind" in field_errors(html, "f-kind")
 
 

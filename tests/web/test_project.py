@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import authenticate
 from django.core.management import CommandError, call_command
+from django.test import RequestFactory
 
 from memoryui.roles import role_of
 from memoryui.store import Store
@@ -42,7 +43,7 @@ def test_demo_builds_a_living_workspace_with_history(tmp_path, db, settings):
     call_command("demo", "--dir", str(tmp_path / "demo"), stdout=out)
     assert "sign in as: admin / " in out.getvalue()
     password = out.getvalue().rsplit(" / ", 1)[1].strip()
-    admin = authenticate(username="admin", password=password)
+    admin = authenticate(_sign_in_request(), username="admin", password=password)
     assert admin is not None and role_of(admin) == "admin"
     store = Store(tmp_path / "demo")
     authors = {c.author for c in store.log(limit=500)}
@@ -63,9 +64,9 @@ def test_demo_builds_a_living_workspace_with_history(tmp_path, db, settings):
 def test_user_command_creates_and_updates_people(db, monkeypatch):
     monkeypatch.setenv("MEMORYUI_PASSWORD", "s3cret-pass")
     call_command("user", "dana", "--role", "curator", stdout=StringIO())
-    assert role_of(authenticate(username="dana", password="s3cret-pass")) == "curator"
+    assert role_of(authenticate(_sign_in_request(), username="dana", password="s3cret-pass")) == "curator"
     call_command("user", "dana", "--role", "viewer", stdout=StringIO())
-    assert role_of(authenticate(username="dana", password="s3cret-pass")) == "viewer"
+    assert role_of(authenticate(_sign_in_request(), username="dana", password="s3cret-pass")) == "viewer"
     monkeypatch.setenv("MEMORYUI_PASSWORD", "short")
     with pytest.raises(CommandError, match="8 characters"):
         call_command("user", "eve", "--role", "admin", stdout=StringIO())
@@ -138,11 +139,18 @@ def _manage(env: dict, *args: str, stdin: str | None = None) -> subprocess.Compl
                           capture_output=True, text=True, timeout=180)
 
 
+def _sign_in_request() -> object:
+    """A sign-in's request: the throttle (django-axes) counts attempts by its address."""
+    return RequestFactory().post("/accounts/login/")
+
+
 def _can_sign_in(env: dict, name: str, password: str) -> str:
     code = ("import django; django.setup()\n"
             "from django.contrib.auth import authenticate\n"
+            "from django.test import RequestFactory\n"
             "from memoryui.roles import role_of\n"
-            f"u = authenticate(username={name!r}, password={password!r})\n"
+            "request = RequestFactory().post('/accounts/login/')\n"
+            f"u = authenticate(request, username={name!r}, password={password!r})\n"
             "print(role_of(u) if u else 'no')\n")
     return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=120, check=True).stdout.strip()

@@ -645,7 +645,7 @@ def test_bad_filters_are_shown_next_to_their_fields_and_the_queue_uses_defaults(
     assert r.status_code == 400 and 'role="alert"' in html
     after_from = html.split('id="f-from"', 1)[1].split("</div>", 1)[0]
     assert 'aria-invalid="true"' in after_from
-    assert '<ul class="errorlist"' in after_from and "use a date like 2026-02-12" in after_from
+    assert '<ul class="errorlist"' in after_from and "is not a date: use YYYY-MM-DD, like 2026-02-12" in after_from
     after_scope = html.split('id="f-scope"', 1)[1].split("</div>", 1)[0]
     assert "invalid scope name" in after_scope
     assert "the page is a number" in html

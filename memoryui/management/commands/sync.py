@@ -29,6 +29,9 @@ class Command(BaseCommand):
     def handle(self, *args: object, **opts: object) -> None:
         config = sync_config()
         if config is None:
+            if opts["status"]:  # a status question with a plain answer, not a failure
+                self.stdout.write("sync is off: MEMORYUI_REMOTE is not set")
+                return
             raise CommandError("sync is off: set MEMORYUI_REMOTE to a git URL")
         try:
             syncer = get_syncer()

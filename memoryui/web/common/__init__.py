@@ -8,7 +8,8 @@ these instead of its own copy. See /tmp/notes/web-common-api.md for the list.
 - conflicts: conflict_sides and Names (the one conflict component, web/_conflict_sides.html),
              preview_html (previews that draw conflict regions as such)
 - timefmt:   ago, isotime, fulltime (the `ago` template filter prints the same)
-- fields:    StoreRuleField (a form field checked by a store name rule)
+- fields:    StoreRuleField (a form field checked by a store name rule), DateField (every
+             date a form reads, bounded)
 - diffs:     file_views, anchor_for, FileView (drawn diffs, from memoryui.web.diffview)
 """
 
@@ -23,12 +24,12 @@ from .editing import (
     preview_context,
 )
 from .errors import ERROR_TEMPLATE, BadInput, cleaned, error_page, first_error, web_errors
-from .fields import StoreRuleField
+from .fields import DateField, StoreRuleField
 from .responses import fragment_or_page, is_fragment, render_page, vary, vary_on_htmx
 from .timefmt import ago, fulltime, isotime
 
 __all__ = [
-    "ERROR_TEMPLATE", "BadInput", "ConflictView", "FileView", "StoreRuleField", "actor_of", "ago", "anchor_for",
+    "ERROR_TEMPLATE", "BadInput", "ConflictView", "DateField", "FileView", "StoreRuleField", "actor_of", "ago", "anchor_for",
     "cleaned", "commit_of", "conflict_context", "error_page", "file_views", "fragment_or_page",
     "first_error", "fulltime", "is_fragment", "isotime", "normalize_text", "preview_context", "render_page",
     "vary", "vary_on_htmx", "web_errors",

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 
 from django import forms
 
 from memoryui.store import InvalidName
+from memoryui.store.dates import DATE_MAX, DATE_MIN, parse_date
 
 
 class StoreRuleField(forms.CharField):
@@ -27,3 +29,25 @@ class StoreRuleField(forms.CharField):
             except InvalidName as exc:
                 raise forms.ValidationError(str(exc)) from None
         return value
+
+
+class DateField(forms.CharField):
+    """An optional `YYYY-MM-DD` (what `<input type=date>` sends) within the store's bounds
+    (memoryui.store.dates; `earliest`/`latest` narrow them): every date a UI form reads
+    goes through here, so a far date is this field's error, never an overflow."""
+
+    def __init__(self, *, earliest: dt.date = DATE_MIN, latest: dt.date = DATE_MAX,
+                 **kwargs: object) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("max_length", 40)
+        super().__init__(**kwargs)
+        self.earliest, self.latest = earliest, latest
+
+    def clean(self, value: object) -> dt.date | None:  # type: ignore[override]
+        text = super().clean(value)
+        if not text:
+            return None
+        try:
+            return parse_date(text, earliest=self.earliest, latest=self.latest)
+        except InvalidName as exc:
+            raise forms.ValidationError(str(exc)) from None

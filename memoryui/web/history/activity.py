@@ -24,6 +24,7 @@ from memoryui.api.files import visible
 from memoryui.models import Token
 from memoryui.roles import VIEWER, require_role
 from memoryui.store import Store
+from memoryui.throttle import Throttled
 from memoryui.web import hierarchy
 from memoryui.web.common import fragment_or_page, web_errors
 from memoryui.workspace import get_store
@@ -153,8 +154,18 @@ def activity_atom(request: HttpRequest) -> HttpResponse:
     """
     raw = bearer(request) or (request.GET.get("token") or "").strip()
     if not raw:
+        if not request.user.is_authenticated:
+            # A feed reader cannot follow a redirect to the sign-in form: it is told to
+            # authenticate, with the scheme it can use.
+            return _plain("this feed needs an API token: send 'Authorization: Bearer "
+                          "<token>' or add ?token=<token> to the feed's URL", 401)
         return _session_atom(request)
-    token = token_for(raw[:200])
+    try:
+        token = token_for(raw[:200], request)
+    except Throttled as exc:
+        resp = _plain(str(exc), 429)
+        resp["Retry-After"] = str(exc.retry_after)
+        return resp
     if token is None:
         return _plain("invalid or revoked token", 401)
     scope = (request.GET.get("scope") or "").strip()

@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 from django import forms
 
 from memoryui.store import ABSENT, InvalidName, names
+from memoryui.store.dates import GIT_MAX, GIT_MIN, parse_date
 from memoryui.web.common import StoreRuleField, first_error  # noqa: F401 - the history views' import
 
 MAX_OFFSET = 10_000_000
@@ -190,7 +191,7 @@ class ActivityForm(forms.Form):
         value = self.cleaned_data[key]
         if value:
             try:
-                names.validate_date(value)
+                parse_date(value, earliest=GIT_MIN, latest=GIT_MAX)  # git's years
             except InvalidName as exc:
                 raise forms.ValidationError(f"{key}: {exc}") from None
         return value

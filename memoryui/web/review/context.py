@@ -21,7 +21,14 @@ from memoryui.tools.context import (
     session_context,
     snapshot_before,
 )
-from memoryui.web.common import BadInput, file_views, fragment_or_page, vary_on_htmx, web_errors
+from memoryui.web.common import (
+    BadInput,
+    DateField,
+    file_views,
+    fragment_or_page,
+    vary_on_htmx,
+    web_errors,
+)
 from memoryui.web.diffview import text_diff
 from memoryui.web.hierarchy import budget_view
 from memoryui.workspace import get_store
@@ -35,8 +42,8 @@ class ContextQuery(forms.Form):
     """`?since=YYYY-MM-DD` (default a week ago) and `?day=YYYY-MM-DD` (the session's day,
     default today): dates a person can correct, so a bad one is a 400, not a default."""
 
-    since = forms.DateField(required=False, input_formats=["%Y-%m-%d"])
-    day = forms.DateField(required=False, input_formats=["%Y-%m-%d"])
+    since = DateField()
+    day = DateField()
 
 
 def _local_noon(day: dt.date) -> dt.datetime:

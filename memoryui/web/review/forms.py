@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from memoryui import review
 from memoryui.store import names
-from memoryui.web.common import StoreRuleField
+from memoryui.web.common import DateField, StoreRuleField
 
 
 class EntryKeys(forms.Field):
@@ -39,10 +39,8 @@ class QueueFilters(forms.Form):
     """The queue's filter query string (`/review/?from=&to=&scope=&q=&status=&page=`)."""
 
     scope = StoreRuleField(names.validate_scope, max_length=64)
-    since = forms.DateField(required=False, input_formats=["%Y-%m-%d"], error_messages={
-        "invalid": "use a date like 2026-02-12"})
-    until = forms.DateField(required=False, input_formats=["%Y-%m-%d"], error_messages={
-        "invalid": "use a date like 2026-02-12"})
+    since = DateField()
+    until = DateField()
     q = forms.CharField(required=False, max_length=200, strip=True)
     status = forms.ChoiceField(required=False, choices=list(review.STATUSES.items()))
     page = forms.IntegerField(required=False, min_value=1, error_messages={

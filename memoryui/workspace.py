@@ -9,13 +9,15 @@ from pathlib import Path
 
 from django.conf import settings
 
+from memoryui.rendering import render_limit
 from memoryui.search import IndexBase, SearchUnavailable, index_path, open_index
-from memoryui.store import Store
+from memoryui.store import Store, diffs
 from memoryui.store.gitrepo import GitRepo
 from memoryui.store.sync import RemoteConfig, Syncer, TransportError, bootstrap, start_background
 
 log = logging.getLogger("memoryui")
 
+diffs.diff_limit = render_limit  # the store's diffs stop where the pages' rendering does
 _store: Store | None = None
 _index: IndexBase | None = None
 _lock = threading.Lock()

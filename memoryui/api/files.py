@@ -247,7 +247,7 @@ def _commit_json(info: CommitInfo) -> dict:
 
 def _diff_json(fd: FileDiff) -> dict:
     return {"path": fd.path, "old_path": fd.old_path, "status": fd.status, "binary": fd.binary,
-            "additions": fd.additions, "deletions": fd.deletions,
+            "additions": fd.additions, "deletions": fd.deletions, "too_large": fd.too_large,
             "hunks": [{"header": h.header, "old_start": h.old_start, "new_start": h.new_start,
                        "lines": [{"op": ln.op, "text": ln.text, "old_no": ln.old_no,
                                   "new_no": ln.new_no} for ln in h.lines]}

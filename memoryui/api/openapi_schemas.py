@@ -180,6 +180,9 @@ def schemas(tool_names: list[str]) -> dict:
                            "enum": ["added", "deleted", "modified", "renamed"]},
                 "binary": {"type": "boolean"}, "additions": {"type": "integer"},
                 "deletions": {"type": "integer"},
+                "too_large": {"type": "boolean", "description":
+                              "Both versions together are over MEMORYUI_RENDER_LIMIT: not "
+                              "diffed line by line (no hunks, nothing in the patch)"},
                 "hunks": {"type": "array", "items": {
                     "type": "object", "properties": {
                         "header": {"type": "string"}, "old_start": {"type": "integer"},

@@ -25,6 +25,18 @@ class Hunk:
     lines: list[DiffLine] = field(default_factory=list)
 
 
+# A change whose two versions together are larger than `diff_limit()` bytes is not diffed
+# line by line (libgit2's patch, then an object per line, cost seconds of a worker per
+# megabyte): its FileDiff is marked too_large, with no hunks. memoryui/workspace.py puts the
+# web's render limit (MEMORYUI_RENDER_LIMIT) in its place, so pages and the store agree.
+def diff_limit() -> int:
+    return 1 << 20
+
+
+def over_diff_limit(old_size: int, new_size: int) -> bool:
+    return old_size + new_size > diff_limit()
+
+
 @dataclass
 class FileDiff:
     path: str

@@ -21,7 +21,7 @@ from pathlib import Path
 import pygit2
 
 from . import affinity, dated
-from .diffs import DiffLine, FileDiff, Hunk
+from .diffs import DiffLine, FileDiff, Hunk, over_diff_limit
 from .gitindex import open_repo
 from .gitrepo import GIT_ENV, run_git
 
@@ -358,11 +358,17 @@ def _fast_diff(a: pygit2.Tree | None, b: pygit2.Tree | None, path: str | None,
     changes.sort(key=lambda c: c[0].encode())
     if path:
         changes = [c for c in changes if c[0] == path or c[0].startswith(path + "/")]
-    # `changes` keeps the blobs alive while their patches are read
-    patches = [pygit2.Patch.create_from(x, y, old_as_path=p, new_as_path=p)
-               for p, x, y in changes]
-    return ([_file_diff(pt) for pt in patches],
-            "".join(pt.text or "" for pt in patches) if with_patch else "")
+    out, text = [], []
+    for p, x, y in changes:  # (`changes` keeps the blobs alive while their patches are read)
+        if over_diff_limit(x.size if x is not None else 0, y.size if y is not None else 0):
+            out.append(FileDiff(p, None, "added" if x is None else "deleted" if y is None
+                                else "modified", too_large=True))
+            continue
+        pt = pygit2.Patch.create_from(x, y, old_as_path=p, new_as_path=p)
+        out.append(_file_diff(pt))
+        if with_patch:
+            text.append(pt.text or "")
+    return out, "".join(text)
 
 
 def _tree_diff(a: pygit2.Tree | None, b: pygit2.Tree | None, path: str | None = None,
@@ -382,13 +388,20 @@ def _libgit2_diff(a: pygit2.Tree | None, b: pygit2.Tree | None, path: str | None
     else:
         diff = a.diff_to_tree(b)
     diff.find_similar(flags=pygit2.enums.DiffFind.FIND_RENAMES)
-    out = []
+    out, text = [], []
     for i, delta in enumerate(diff.deltas):
         names = (delta.old_file.path, delta.new_file.path)
         if path and not any(n == path or n.startswith(path + "/") for n in names):
             continue
-        out.append(_file_diff(diff[i]))
-    return out, (diff.patch or "") if with_patch else ""
+        if over_diff_limit(delta.old_file.size, delta.new_file.size):
+            out.append(FileDiff(names[1], names[0] if names[0] != names[1] else None,
+                                _STATUS.get(delta.status_char(), "modified"), too_large=True))
+            continue
+        pt = diff[i]
+        out.append(_file_diff(pt))
+        if with_patch:
+            text.append(pt.text or "")
+    return out, "".join(text)
 
 
 def _file_diff(patch: pygit2.Patch) -> FileDiff:

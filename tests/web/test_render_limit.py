@@ -75,11 +75,20 @@ def test_a_huge_outside_rewrite_is_listed_without_its_diff(ws, client_as):
     assert "Large diff" in page and "FACT number 599" not in page
 
 
-def test_the_rendered_diff_of_a_huge_file_stays_a_source_diff(ws, client_as):
+def test_a_commit_or_compare_of_a_huge_file_is_not_diffed_line_by_line(ws, client_as):
+    before = ws.log(MEM, limit=1)[0].sha
     ws.write(MEM, BIG + "- one more fact\n", actor=BOT, tool="reflect")
     sha = ws.log(MEM, limit=1)[0].sha
     client = client_as("viewer")
-    client.cookies["memoryui_diffview"] = "rendered"
-    page = client.get(f"/commit/{sha}/").content.decode()
-    assert "one more fact" in page
-    assert 'class="prose-block' not in page and "<h1 id=" not in page
+    for rendered in (False, True):
+        if rendered:
+            client.cookies["memoryui_diffview"] = "rendered"
+        for url in (f"/commit/{sha}/", f"/compare/{MEM}?from={before}&to={sha}"):
+            r = client.get(url)
+            page = r.content.decode()
+            assert r.status_code == 200, url
+            assert "Large diff" in page and "not shown" in page, url
+            assert "one more fact" not in page and "fact number 599" not in page, url
+            assert 'class="prose-block' not in page, url
+    assert f"/at/{sha}/{MEM}" in client.get(f"/commit/{sha}/").content.decode() or \
+        "View the file at this commit" in client.get(f"/commit/{sha}/").content.decode()

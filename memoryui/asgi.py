@@ -1,9 +1,9 @@
 """ASGI entry point: `/mcp` goes to the MCP endpoint, everything else to Django.
 
-Django is served by `ThreadedHandler` (one pool thread per request, see
-`memoryui/handler.py`), which serves only HTTP, so this router owns the `lifespan` events
-and runs the MCP session manager's task group for the life of each worker process.
-`python manage.py serve` runs `memoryui.asgi:application` under uvicorn.
+Django is served by its own ASGI handler, which serves only HTTP, so this router owns the
+`lifespan` events and runs the MCP session manager's task group for the life of each
+worker process. Any ASGI server runs `memoryui.asgi:application` (docs/deployment.md);
+`python manage.py serve` runs it under uvicorn.
 """
 
 import gc
@@ -15,17 +15,15 @@ from starlette.types import Receive, Scope, Send
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryui.settings")
 django.setup(set_prefix=False)
 
-from django.conf import settings  # noqa: E402 - after setup, like everything below
+from django.core.handlers.asgi import ASGIHandler  # noqa: E402 - after setup, like the rest
 from django.urls import get_resolver  # noqa: E402
 
-from memoryui import handoff  # noqa: E402
 from memoryui.api.mcp import MCPEndpoint  # noqa: E402
-from memoryui.handler import ThreadedHandler  # noqa: E402
 from memoryui.store import memory  # noqa: E402
 from memoryui.workspace import start_sync_thread  # noqa: E402
 
 memory.tune()
-django_app = ThreadedHandler(settings.MEMORYUI_THREADS)
+django_app = ASGIHandler()
 
 MCP_PATHS = ("/mcp", "/mcp/")
 mcp_endpoint = MCPEndpoint()
@@ -49,7 +47,7 @@ async def lifespan(scope: Scope, receive: Receive, send: Send) -> None:
     try:
         async with mcp_endpoint.run():
             warm()
-            start_sync_thread()  # background sync rounds in this worker, when configured
+            start_sync_thread(standby=True)  # rounds here only while no committer runs
             # What is loaded by now lives as long as the worker: frozen out of the
             # collector's view, a full collection no longer walks it (100+ ms pauses that
             # made an agent's call wait, seen as a remember p99 of 200 ms).
@@ -67,8 +65,6 @@ async def lifespan(scope: Scope, receive: Receive, send: Send) -> None:
 
 
 async def application(scope: Scope, receive: Receive, send: Send) -> None:
-    if scope["type"] == "http":
-        send = handoff.closing(send)  # when asked, this reply moves its connection on
     if scope["type"] == "lifespan":
         await lifespan(scope, receive, send)
     elif scope["type"] == "http" and scope["path"] in MCP_PATHS:

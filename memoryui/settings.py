@@ -80,9 +80,6 @@ MEMORYUI_LAYOUT = os.environ.get("MEMORYUI_LAYOUT", "duragent")
 # before each write returns). The one default for `serve`, the tests' servers and any ASGI
 # server; UI edits always commit at once.
 MEMORYUI_COMMIT_DELAY = float(_env_number("MEMORYUI_COMMIT_DELAY", "0.2", float))
-# Set by `serve` for its workers, not by hand: the pid of its supervisor, whose thread makes
-# those commits (a worker only stands in when it is gone). Unset: each process ticks itself.
-MEMORYUI_COMMIT_HOST = int(_env_number("MEMORYUI_COMMIT_HOST", "0", int)) or None
 # Notice files changed outside memoryui with the file system's notifications (inotify via
 # watchfiles). 0: re-check with `git status` at most every 60 s, when a page asks.
 MEMORYUI_WATCH = os.environ.get("MEMORYUI_WATCH", "1").strip().lower() not in ("0", "false", "no", "off")
@@ -99,16 +96,6 @@ if MEMORYUI_SEARCH_BACKEND not in ("auto", "sqlite", "postgres"):
 # database stops within this time.
 MEMORYUI_TOKEN_CACHE = float(_env_number("MEMORYUI_TOKEN_CACHE", "5", float))
 MEMORYUI_MAX_BODY = int(_env_number("MEMORYUI_MAX_BODY", str(1024 * 1024), int))
-# Requests one `serve` worker runs at once (threads of its pool; each request runs whole in one).
-MEMORYUI_THREADS = max(1, int(_env_number("MEMORYUI_THREADS", "16", int)))
-# Each `serve` worker keeps to one CPU, spread over the ones there are (memoryui/serving.py:
-# its threads then hand the GIL to each other on one core; 20-30 % more agent writes a second
-# on 2 cores). Off: the kernel moves the workers freely.
-MEMORYUI_PIN_WORKERS = _env_bool("MEMORYUI_PIN_WORKERS", True)
-# `serve`'s supervisor accepts connections and hands each to the worker holding the fewest
-# (memoryui/handoff.py; Linux). Off: the workers share the listening socket and a keep-alive
-# connection stays wherever it happened to land.
-MEMORYUI_SPREAD_CONNECTIONS = _env_bool("MEMORYUI_SPREAD_CONNECTIONS", True)
 # Promoted text carries a dated marker linking back to its daily entry (`marker`), or nothing
 # (`none`); the commit's `Promoted-From` trailer is written either way.
 MEMORYUI_PROVENANCE = os.environ.get("MEMORYUI_PROVENANCE", "marker").strip().lower() or "marker"
@@ -160,17 +147,6 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "memoryui.middleware.SecurityHeadersMiddleware",
 ]
-# What `serve` runs for /api/ requests: every API view takes a bearer token and answers
-# JSON, so the browser's middleware (sessions, CSRF, sign-in, messages, htmx, static files)
-# has nothing to do there; skipping it saves a tenth of a millisecond per agent call.
-API_MIDDLEWARE = [m for m in MIDDLEWARE if m not in (
-    "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
-    "django_htmx.middleware.HtmxMiddleware",
-)]
 
 ROOT_URLCONF = "memoryui.urls"
 WSGI_APPLICATION = "memoryui.wsgi.application"
@@ -213,12 +189,10 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
         "PRAGMA cache_size=-512;"  # 512 KB of pages per connection: one per request thread
     )
     DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
-    # A file, not a server: a connection per request thread costs no one a client slot, and
-    # opening one (WAL setup, Django's SQL functions registered) was 0.35 ms of the 1.4 ms
-    # of CPU a /healthz took in a worker. Request threads are a fixed pool (MEMORYUI_THREADS
-    # per worker), so each keeps its own connection for good (its page cache bounded above).
-    DATABASES["default"]["CONN_MAX_AGE"] = None
-    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # Under ASGI Django runs each request's synchronous code in a thread of its own, so a
+    # connection is never reused by the next request: persistent connections stay off (as
+    # Django's deployment docs ask for ASGI), as they are for Postgres above.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_PASSWORD_VALIDATORS = [

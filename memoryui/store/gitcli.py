@@ -6,8 +6,6 @@ import os
 import subprocess
 from pathlib import Path
 
-from . import affinity
-
 GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
 
 
@@ -17,7 +15,6 @@ def run_git(root: Path, *args: str, input: bytes | None = None, check: bool = Tr
     with subprocess.Popen(["git", "-c", "core.quotepath=off", *args], cwd=root, env=env,
                           stdin=subprocess.PIPE if input is not None else None,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
-        affinity.widen(proc.pid)  # not on the CPU a serve worker's requests keep to
         try:
             out, err = proc.communicate(input)
         except BaseException:  # as subprocess.run does: no git left running behind

@@ -62,7 +62,8 @@ def preflight(env: dict[str, str]) -> str | None:
 
 
 class CommitterChild:
-    """`manage.py committer` as a child process, restarted (after a back-off) if it dies."""
+    """`manage.py committer` as a child process, restarted (after a back-off) if it dies.
+    A write the workers journal after it stopped is committed by the worker itself."""
 
     def __init__(self, env: dict[str, str]) -> None:
         self.env = env
@@ -76,19 +77,16 @@ class CommitterChild:
         self._thread.start()
 
     def _spawn(self) -> None:
-        # Its own session: a Ctrl-C in the terminal stops the server, which then stops the
-        # committer last, so it commits what the workers journaled until their end.
         self.proc = subprocess.Popen([sys.executable, "-m", "django", "committer"],
-                                     env=self.env, stdin=subprocess.DEVNULL,
-                                     start_new_session=True)
+                                     env=self.env, stdin=subprocess.DEVNULL)
 
     def _keep(self) -> None:
         failures = 0
         while self.proc is not None:
             began = time.monotonic()
             code = self.proc.wait()
-            if self.stopping.is_set():
-                return
+            if self.stopping.is_set() or code == 0:
+                return  # stopped (a Ctrl-C reaches it with the server): nothing to replace
             failures = 0 if time.monotonic() - began > DEATH_WINDOW else failures + 1
             pause = COMMITTER_BACKOFF[min(failures, len(COMMITTER_BACKOFF)) - 1] if failures else 0.0
             log.warning("the committer process ended (exit status %s); starting another in "

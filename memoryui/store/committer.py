@@ -184,7 +184,7 @@ class Committer:
         one begins now (the stamp is set before the commit lock is tried).
 
         A hosted process waits longer: writes must have waited STAND_IN_AFTER seconds (or
-        the host be gone) and no tick have begun for as long.
+        no committer be alive) and no tick have begun for as long.
         """
         now = time.time()
         quiet = self.delay * 0.9
@@ -206,6 +206,16 @@ class Committer:
             pass  # a stamp that cannot be set only means more commits
         return True
 
+    def _say_missing(self, hosted: bool) -> None:
+        """Log once that this process commits because no committer is alive (and again
+        after one was seen since)."""
+        if hosted or self.hosting:
+            self._missing_said = False
+        elif not self._missing_said:
+            self._missing_said = True
+            log.warning("no committer process is running on %s: this process commits its "
+                        "own writes (start `manage.py committer` beside the server)",
+                        self.git.root)
 
 
 def _flush_at_exit(ref: weakref.ref) -> None:

@@ -6,7 +6,7 @@ Python 3.11 names its threads only for itself: to the OS every thread of a worke
 thread memoryui starts runs its target through `named` (a pool's threads call
 `name_os_thread` as their initializer), which gives the OS the thread's Python name without
 the "memoryui-" prefix (the kernel keeps 15 bytes: "committer", "search-indexer",
-"request_3"). Elsewhere than Linux it does nothing.
+"sync"). Elsewhere than Linux it does nothing.
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ WATCH_EVERY = 2.0  # and afterwards
 STARTUP_FAILURE = 3  # a uvicorn worker's exit status when it could not start (uvicorn.config)
 COMMITTER_BACKOFF = (1.0, 2.0, 5.0, 10.0, 30.0)  # before restarting a committer that died
 COMMITTER_STOP_TIMEOUT = 60.0  # it commits what is journaled before it exits
+PARENT_FD = "MEMORYUI_PARENT_FD"  # a committer started by serve: the pipe that ends with it
 
 
 def child_env(base: Path) -> dict[str, str]:
@@ -68,6 +69,7 @@ class CommitterChild:
     def __init__(self, env: dict[str, str]) -> None:
         self.env = env
         self.proc: subprocess.Popen | None = None
+        self._lifeline: int | None = None  # the write end of the child's PARENT_FD pipe
         self.stopping = threading.Event()
         self._thread = threading.Thread(target=self._keep, name="memoryui-committer-watch",
                                         daemon=True)
@@ -77,8 +79,18 @@ class CommitterChild:
         self._thread.start()
 
     def _spawn(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "django", "committer"],
-                                     env=self.env, stdin=subprocess.DEVNULL)
+        # A pipe nobody writes to: the committer sees its end when this process ends, even
+        # by SIGKILL, and stops rather than outlive the server it was started for.
+        read, write = os.pipe()
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "django", "committer"], stdin=subprocess.DEVNULL,
+                env={**self.env, PARENT_FD: str(read)}, pass_fds=(read,))
+        finally:
+            os.close(read)
+        if self._lifeline is not None:
+            os.close(self._lifeline)
+        self._lifeline = write
 
     def _keep(self) -> None:
         failures = 0

@@ -8,9 +8,12 @@ supervisor replaces every half second."""
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from tests.api.realserver import COMMAND_TIMEOUT, ROOT, RealServer
@@ -38,6 +41,14 @@ def serve(tmp: Path, which: str) -> tuple[subprocess.CompletedProcess, int]:
     return done, server.port
 
 
+def alive(pid: int) -> bool:
+    """Running (not gone, not a zombie waiting to be reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
 def refused(port: int) -> bool:
     try:
         socket.create_connection(("127.0.0.1", port), timeout=10).close()
@@ -62,3 +73,29 @@ def test_serve_stops_when_its_workers_keep_dying_at_start(tmp_path):
     assert last.startswith("CommandError: workers keep dying ("), last
     assert len(done.stderr.splitlines()) < 200, "a crash loop's log"
     assert refused(port)
+
+
+def test_the_committer_serve_started_stops_when_serve_is_killed(tmp_path):
+    """A committer must not outlive the `serve` that started it (it would hold the
+    workspace's committer lock for nobody): killed with SIGKILL, serve leaves a pipe's
+    end behind, and its committer commits what is journaled and exits."""
+    server = RealServer(tmp_path, workers=2)
+    server.migrate()
+    server.start()
+    assert server.proc is not None
+    serve = server.proc.pid
+    out = subprocess.run(["pgrep", "-P", str(serve), "-f", "django committer"],
+                         capture_output=True, text=True).stdout.split()
+    assert len(out) == 1, out
+    committer = int(out[0])
+    try:
+        os.kill(serve, signal.SIGKILL)
+        deadline = time.monotonic() + 120
+        while alive(committer):
+            assert time.monotonic() < deadline, "the committer outlived serve"
+            time.sleep(0.05)  # poll interval, not a pace
+    finally:
+        os.killpg(serve, signal.SIGKILL)  # the workers left behind
+        server.proc.wait()
+        server.proc = None
+    assert "committer" in server.log.read_text() and "is gone: stopping" in server.log.read_text()

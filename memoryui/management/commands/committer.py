@@ -52,6 +52,7 @@ class Command(BaseCommand):
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, _stop)
         log.info("committer %s running on %s", os.getpid(), store.root)
+        _follow_parent()
         start_sync_thread()
         try:
             threading.Event().wait()  # the threads work; a stop signal ends the wait
@@ -60,6 +61,26 @@ class Command(BaseCommand):
         finally:
             store.close()  # commits what is still journaled, then lets go of the lock
             log.info("committer %s stopped", os.getpid())
+
+
+def _follow_parent() -> None:
+    """Started by `serve`: stop (as on SIGTERM) once serve is gone, however it ended."""
+    from memoryui.launch import PARENT_FD
+
+    fd = os.environ.pop(PARENT_FD, "")
+    if not fd.isdigit():
+        return
+
+    def wait() -> None:
+        try:
+            while os.read(int(fd), 1):
+                pass
+        except OSError:
+            pass
+        log.warning("the serve process that started this committer is gone: stopping")
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=wait, name="memoryui-parent", daemon=True).start()
 
 
 class _Stopped(Exception):

@@ -71,6 +71,7 @@ class CommitterChild:
         self.proc: subprocess.Popen | None = None
         self._lifeline: int | None = None  # the write end of the child's PARENT_FD pipe
         self.stopping = threading.Event()
+        self._lock = threading.Lock()  # no restart slips in while `stop` runs
         self._thread = threading.Thread(target=self._keep, name="memoryui-committer-watch",
                                         daemon=True)
 
@@ -105,11 +106,15 @@ class CommitterChild:
                         "%.0f s (the workers commit their own writes meanwhile)", code, pause)
             if self.stopping.wait(pause):
                 return
-            self._spawn()
+            with self._lock:
+                if self.stopping.is_set():
+                    return
+                self._spawn()
 
     def stop(self) -> None:
-        self.stopping.set()
-        proc = self.proc
+        with self._lock:
+            self.stopping.set()
+            proc = self.proc
         if proc is None or proc.poll() is not None:
             return
         proc.send_signal(signal.SIGTERM)

@@ -137,38 +137,32 @@ def _floor(corpus: Path, path: str) -> list[float]:
             for _ in range(FLOOR_SAMPLES)]
 
 
-# serve's supervisor (Store.host_commits): a process that commits the pages process's
-# deferred writes, as it does a worker's; it ends when its stdin closes.
+# The committer process (Store.host_commits): it commits the pages process's deferred
+# writes, as it does a worker's; it ends when its stdin closes.
 HOST = ("import sys; from memoryui.store import Store; s = Store(sys.argv[1], commit_delay=0.2);"
         " s.host_commits(); sys.stdin.read(); s.close()")
 
 
 def run(corpus: Path, report: Callable[..., None]) -> None:
-    """Pages as a `serve` worker answers them: its process tuned as `asgi.py` tunes one,
-    and its agents' writes committed by another process, as serve's supervisor does."""
+    """Pages as a server worker answers them: its process tuned as `asgi.py` tunes one,
+    and its agents' writes committed by another process, the committer."""
     from memoryui.store import memory
 
     memory.tune()
     host = subprocess.Popen([sys.executable, "-c", HOST, str(corpus)], stdin=subprocess.PIPE,
                             cwd=Path(__file__).resolve().parents[1])
     try:
-        _run(corpus, report, host.pid)
+        _run(corpus, report)
     finally:
-        from django.conf import settings
-
-        settings.MEMORYUI_COMMIT_HOST = None
         host.stdin.close()
         host.wait()
 
 
-def _run(corpus: Path, report: Callable[..., None], host: int) -> None:
-    from django.conf import settings
-
+def _run(corpus: Path, report: Callable[..., None]) -> None:
     from bench.run import percentile
     from memoryui.workspace import reset_store
 
     client = signed_in_client(corpus, "pages", "curator")
-    settings.MEMORYUI_COMMIT_HOST = host
     reset_store()
     from memoryui.store import Actor
     from memoryui.web import hierarchy

@@ -18,8 +18,6 @@ import os
 from collections import Counter
 from pathlib import Path
 
-from memoryui.store import affinity
-
 HZ = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 PROC = Path("/proc")
 # Thread names (as the kernel keeps them) and what the bench calls them.
@@ -106,11 +104,21 @@ def thread_waits(pids: list[int]) -> float:
             task = PROC / str(pid) / "task" / tid
             try:
                 name = (task / "comm").read_text().strip()
-                if affinity.kept(pid, tid, name):
+                if _serves(pid, tid, name):
                     total += int((task / "schedstat").read_text().split()[1])
             except (OSError, ValueError, IndexError):
                 continue
     return total / 1e9
+
+
+def _serves(pid: int, tid: int | str, name: str) -> bool:
+    """A worker's thread that serves requests: its first (the event loop's), or one of the
+    threads Django runs a request's synchronous code in (no memoryui background name)."""
+    return str(tid) == str(pid) or not name.startswith(BACKGROUND)
+
+
+BACKGROUND = ("committer", "search-", "sync", "watch", "hierarchy", "lastchange", "listing",
+              "overview-", "status")
 
 
 def spent(before: Counter, after: Counter) -> Counter:

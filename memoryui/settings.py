@@ -139,9 +139,6 @@ MEMORYUI_LAYOUT = _layout()
 # before each write returns). The one default for `serve`, the tests' servers and any ASGI
 # server; UI edits always commit at once.
 MEMORYUI_COMMIT_DELAY = float(_env_number("MEMORYUI_COMMIT_DELAY", "0.2", float))
-# Set by `serve` for its workers, not by hand: the pid of its supervisor, whose thread makes
-# those commits (a worker only stands in when it is gone). Unset: each process ticks itself.
-MEMORYUI_COMMIT_HOST = int(_env_number("MEMORYUI_COMMIT_HOST", "0", int)) or None
 # Notice files changed outside memoryui with the file system's notifications (inotify via
 # watchfiles). 0: re-check with `git status` at most every 60 s, when a page asks.
 MEMORYUI_WATCH = _env_bool("MEMORYUI_WATCH", True)
@@ -159,16 +156,8 @@ MEMORYUI_MAX_BODY = int(_env_number("MEMORYUI_MAX_BODY", str(1024 * 1024), int))
 # Bytes of text a page renders as markdown or diffs (memoryui/rendering.py): a larger file
 # is offered raw and as a download, so no request spends seconds of a worker on it.
 MEMORYUI_RENDER_LIMIT = int(_env_number("MEMORYUI_RENDER_LIMIT", str(1024 * 1024), int))
-# Requests one `serve` worker runs at once (threads of its pool; each request runs whole in one).
+# Requests one server worker runs at once (threads of its pool; each request runs whole in one).
 MEMORYUI_THREADS = max(1, int(_env_number("MEMORYUI_THREADS", "16", int)))
-# Each `serve` worker keeps to one CPU, spread over the ones there are (memoryui/serving.py:
-# its threads then hand the GIL to each other on one core; 20-30 % more agent writes a second
-# on 2 cores). Off: the kernel moves the workers freely.
-MEMORYUI_PIN_WORKERS = _env_bool("MEMORYUI_PIN_WORKERS", True)
-# `serve`'s supervisor accepts connections and hands each to the worker holding the fewest
-# (memoryui/handoff.py; Linux). Off: the workers share the listening socket and a keep-alive
-# connection stays wherever it happened to land.
-MEMORYUI_SPREAD_CONNECTIONS = _env_bool("MEMORYUI_SPREAD_CONNECTIONS", True)
 # Promoted text carries a dated marker linking back to its daily entry (`marker`), or nothing
 # (`none`); the commit's `Promoted-From` trailer is written either way.
 MEMORYUI_PROVENANCE = _env_choice("MEMORYUI_PROVENANCE", "marker", ("marker", "none"))
@@ -238,18 +227,6 @@ MIDDLEWARE = [
     "memoryui.middleware.SecurityHeadersMiddleware",
     "axes.middleware.AxesMiddleware",  # turns a refused sign-in into the lockout page
 ]
-# What `serve` runs for /api/ requests: every API view takes a bearer token and answers
-# JSON, so the browser's middleware (sessions, CSRF, sign-in, messages, htmx, static files)
-# has nothing to do there; skipping it saves a tenth of a millisecond per agent call.
-API_MIDDLEWARE = [m for m in MIDDLEWARE if m not in (
-    "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
-    "django_htmx.middleware.HtmxMiddleware",
-    "axes.middleware.AxesMiddleware",
-)]
 
 ROOT_URLCONF = "memoryui.urls"
 WSGI_APPLICATION = "memoryui.wsgi.application"
@@ -287,7 +264,7 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # A file, not a server: a connection per request thread costs no one a client slot, and
     # opening one (WAL setup, Django's SQL functions registered) was 0.35 ms of the 1.4 ms
     # of CPU a /healthz took in a worker. Request threads are a fixed pool (MEMORYUI_THREADS
-    # per worker), so each keeps its own connection for good (its page cache bounded above).
+    # per worker, memoryui/asgi.py), so each keeps its own connection for good.
     DATABASES["default"]["CONN_MAX_AGE"] = None
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 

@@ -48,7 +48,6 @@ def get_store() -> Store:
                     _store.tree_model.close()  # its watcher: one per served workspace
                 _store = Store(settings.MEMORYUI_WORKSPACE, settings.MEMORYUI_LAYOUT,
                                commit_delay=settings.MEMORYUI_COMMIT_DELAY,
-                               commit_host=settings.MEMORYUI_COMMIT_HOST,
                                watch=settings.MEMORYUI_WATCH,
                                secrets=settings.MEMORYUI_SECRETS)
                 _attach_index(_store)
@@ -107,16 +106,23 @@ def get_syncer() -> Syncer | None:
     return syncer
 
 
-def start_sync_thread() -> threading.Thread | None:
-    """Background rounds in this process (one thread; None when sync is off or on demand)."""
+def start_sync_thread(standby: bool = False) -> threading.Thread | None:
+    """Background rounds in this process (one thread; None when sync is off or on demand).
+    `standby` (a server's worker): a round runs only while no committer process is alive,
+    which otherwise runs them (`manage.py committer`)."""
     global _sync_thread
     config = sync_config()
     if config is None or config.interval <= 0:
         return None
+    get = _standby_syncer if standby else get_syncer
     with _lock:
         if _sync_thread is None or not _sync_thread.is_alive():
-            _sync_thread = start_background(get_syncer, config.interval)
+            _sync_thread = start_background(get, config.interval)
     return _sync_thread
+
+
+def _standby_syncer() -> Syncer | None:
+    return None if get_store().committer.running else get_syncer()
 
 
 def _attach_index(store: Store) -> None:

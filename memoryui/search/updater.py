@@ -34,10 +34,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("memoryui.search")
 
 DRAIN_EVERY = 0.3  # seconds between background drains of the write queue
-# ... in a worker whose agent writes serve's supervisor commits and indexes (Store.hosted):
+# ... in a worker whose agent writes the committer process commits and indexes (Store.hosted):
 # only what the worker committed itself (a UI edit, a sync) is indexed then. Its writes left
-# to the supervisor (`Store.host_indexes`) stay queued for a search this worker answers,
-# which drains the whole queue first, for LEFT_TO_HOST_FOR seconds (the supervisor has long
+# to the committer (`Store.host_indexes`) stay queued for a search this worker answers,
+# which drains the whole queue first, for LEFT_TO_HOST_FOR seconds (the committer has long
 # committed and indexed them by then). Skipping them only when the index already held the
 # file's current size and stamp was not enough: under agent traffic a daily log has changed
 # again by then, so every worker re-tokenized every log it wrote every 2 s (12-19 ms of CPU
@@ -46,7 +46,7 @@ DRAIN_EVERY_HOSTED = 2.0
 LEFT_TO_HOST_FOR = 30.0
 # The background drain re-indexes a big file (a daily log late in a busy day) at most every
 # REINDEX_EVERY seconds; a search still drains everything first. Each index of a log is
-# the whole log, so under steady agent writes serve's supervisor re-tokenized five 330 KB
+# the whole log, so under steady agent writes the committing process re-tokenized five 330 KB
 # logs after every commit tick (60 ms, once a second): a third of the calls that came back
 # slow at half load fell into one. A search in another process may so miss a busy log's
 # last few seconds of entries; small files (notes, MEMORY.md) are indexed at once.
@@ -210,7 +210,7 @@ class Updater:
 
     def _drain_loop(self) -> None:
         if self.store is not None and self.store.committer.hosting:
-            yield_cpu()  # serve's supervisor: its indexing yields to the workers' requests
+            yield_cpu()  # the committer: its indexing yields to the workers' requests
         while True:
             hosted = self._hosted()
             time.sleep(DRAIN_EVERY_HOSTED if hosted else DRAIN_EVERY)

@@ -7,10 +7,11 @@ journal is shared by every process on the workspace, and so is the tick: a worke
 tick comes less than `delay` after another's commits nothing (each commit rewrites git's
 whole index, 2 MB at 20k files and 21 MB at 200k; four workers ticking apart made four
 times the commits and index writes for the same writes).
-Under `serve` the ticks run in its supervisor process (`host`): a tick holds the GIL of
-the process it runs in for its index read and write (tens of milliseconds at 200k files),
-and in a worker every request of that worker waited for it (a remember p99 of 20x its p50
-at half load). Workers then only stand in when the host is gone or lets writes wait.
+The ticks run in the committer process (`manage.py committer`, which holds the workspace's
+committer lock, `committerlock.py`): a tick holds the GIL of the process it runs in for its
+index read and write (tens of milliseconds at 200k files), and in a worker every request
+of that worker waited for it. Workers then only stand in when no committer is alive, or
+when the live one lets writes wait.
 A git failure never loses a write: the record stays journaled and the next attempt
 commits it.
 """
@@ -24,13 +25,14 @@ import threading
 import time
 import weakref
 
+from .committerlock import CommitterLock
 from .gitrepo import GitRepo
 from .room import FullDiskBackoff, disk_is_full
 from .threadnames import named
 
 log = logging.getLogger("memoryui.store")
 
-STAND_IN_AFTER = 2.0  # seconds journaled writes may wait on a live host before a worker ticks
+STAND_IN_AFTER = 2.0  # seconds journaled writes may wait on a live committer before a worker ticks
 # A tick that committed at least BUSY_RECORDS writes makes the next come after BUSY_DELAY
 # instead of `delay`: 0.8 s, so that with the tick's own time a write is committed within
 # the design's second. A tick's cost is per author (trees, commits, git's whole index
@@ -41,16 +43,16 @@ BUSY_RECORDS = 50
 BUSY_DELAY = 0.8
 # An idle server should cost almost nothing (issue 15): each wakeup of a waiting thread
 # costs about 0.3 ms of CPU on a small VM, and the tick woke five times a second forever.
-# Once nothing was journaled for IDLE_AFTER seconds the host ticks every IDLE_EVERY
+# Once nothing was journaled for IDLE_AFTER seconds the committer ticks every IDLE_EVERY
 # seconds (a write then still becomes a commit within the design's second), and a worker
-# that only stands in for a live host looks every STANDBY_EVERY seconds (it stands in
+# that only stands in for a live committer looks every STANDBY_EVERY seconds (it stands in
 # after STAND_IN_AFTER anyway).
 IDLE_AFTER = 10.0
 IDLE_EVERY = 0.5
 STANDBY_EVERY = 1.0
-# The host's ticks and its search indexing run at this niceness (the thread's own, on
+# The committer's ticks and its search indexing run at this niceness (the thread's own, on
 # Linux): at half load 77 % of the slow `remember` calls fell inside a tick or an index
-# drain of the supervisor (18 % of the time); niced, the median p99 over five paired runs
+# drain of the committing process (18 % of the time); niced, the median p99 over five paired runs
 # went from 3.4x to 3.0x p50 in a run's first 10 s and from 5.5x to 4.5x in the next.
 HOST_NICE = 19
 
@@ -67,11 +69,12 @@ def yield_cpu() -> None:
 class Committer:
     """The commit cadence of one Store."""
 
-    def __init__(self, git: GitRepo, delay: float = 0.0, host: int | None = None):
+    def __init__(self, git: GitRepo, delay: float = 0.0):
         self.git = git
         self.delay = delay
-        self.host = host  # pid of the process that ticks for this one (None: tick here)
-        self.hosting = False  # this process ticks for the others (serve's supervisor)
+        self.lock = CommitterLock(git.state_dir)  # held: this process is the committer
+        self.hosting = False  # this process ticks for the others (the committer process)
+        self._missing_said = False  # "no committer" logged since one was last seen
         self._waiting_since: float | None = None  # hosted: first tick that saw writes wait
         self._quiet_since: float | None = None  # first tick that found nothing journaled
         self.stop = threading.Event()  # set: the background thread ends, no more ticks
@@ -103,17 +106,29 @@ class Committer:
     def close(self) -> None:
         self.stop.set()
         self.safe_flush()
+        self.lock.close()
 
     @property
     def hosted(self) -> bool:
-        """Another live process ticks for this one."""
-        return self.delay > 0 and self.host is not None and _alive(self.host)
+        """Another live process (the committer) ticks for this one."""
+        return self.delay > 0 and not self.hosting and self.lock.alive()
 
-    def start(self) -> None:
-        """Begin ticking now (the host process of a server), not at the first write."""
-        if self.delay > 0:
-            self.hosting = True
-            self._ensure_thread()
+    @property
+    def running(self) -> bool:
+        """A committer process is alive on this workspace (this one or another)."""
+        return self.hosting or self.lock.alive()
+
+    def start(self, wait: bool = True) -> bool:
+        """Become the workspace's committer and begin ticking now, not at the first write:
+        hold the committer lock (waiting for a live committer to end, or, not waiting,
+        False when one holds it). Ticks every `delay` seconds, or IDLE_EVERY with 0."""
+        if not self.lock.hold(wait):
+            return False
+        if self.delay <= 0:
+            self.delay = IDLE_EVERY
+        self.hosting = True
+        self._ensure_thread()
+        return True
 
     def _ensure_thread(self) -> None:
         if self._thread is not None and self._thread.is_alive():
@@ -177,11 +192,12 @@ class Committer:
         one begins now (the stamp is set before the commit lock is tried).
 
         A hosted process waits longer: writes must have waited STAND_IN_AFTER seconds (or
-        the host be gone) and no tick have begun for as long.
+        no committer be alive) and no tick have begun for as long.
         """
         now = time.time()
         quiet = self.delay * 0.9
-        if self.hosted:
+        self._say_missing(hosted := self.hosted)
+        if hosted:
             quiet = max(STAND_IN_AFTER, 10 * self.delay)
             if self._waiting_since is None:
                 self._waiting_since = now
@@ -198,15 +214,16 @@ class Committer:
             pass  # a stamp that cannot be set only means more commits
         return True
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # there, but not ours to signal
-    return True
+    def _say_missing(self, hosted: bool) -> None:
+        """Log once that this process commits because no committer is alive (and again
+        after one was seen since)."""
+        if hosted or self.hosting:
+            self._missing_said = False
+        elif not self._missing_said:
+            self._missing_said = True
+            log.warning("no committer process is running on %s: this process commits its "
+                        "own writes (start `manage.py committer` beside the server)",
+                        self.git.root)
 
 
 def _flush_at_exit(ref: weakref.ref) -> None:

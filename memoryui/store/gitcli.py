@@ -14,8 +14,6 @@ import os
 import subprocess
 from pathlib import Path
 
-from . import affinity
-
 HARDENING = (
     ("core.quotepath", "off"),
     ("core.hooksPath", "/dev/null"),
@@ -52,7 +50,6 @@ def run_git(root: Path, *args: str, input: bytes | None = None, check: bool = Tr
     with subprocess.Popen(["git", *args], cwd=root, env=git_env(),
                           stdin=subprocess.PIPE if input is not None else None,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
-        affinity.widen(proc.pid)  # not on the CPU a serve worker's requests keep to
         try:
             out, err = proc.communicate(input)
         except BaseException:  # as subprocess.run does: no git left running behind

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pygit2
 
-from . import affinity, dated
+from . import dated
 from .diffs import DiffLine, FileDiff, Hunk, over_diff_limit
 from .gitindex import open_repo
 from .gitrepo import GIT_ENV, run_git
@@ -565,7 +565,6 @@ def last_changes(root: Path, since_rev: str | None, head: str) -> Iterator[tuple
             "--name-status", "--no-renames", rng, "--"]
     with subprocess.Popen(args, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                           env={**os.environ, **GIT_ENV}) as proc:
-        affinity.widen(proc.pid)
         assert proc.stdout is not None
         pending = b""
         while True:

@@ -6,8 +6,7 @@ Python 3.11 names its threads only for itself: to the OS every thread of a worke
 thread memoryui starts runs its target through `named` (a pool's threads call
 `name_os_thread` as their initializer), which gives the OS the thread's Python name without
 the "memoryui-" prefix (the kernel keeps 15 bytes: "committer", "search-indexer",
-"request_3"). Elsewhere than Linux it does nothing. A thread started through `named` is
-background work: in a `serve` worker kept to one CPU it may run on any (`affinity`).
+"sync"). Elsewhere than Linux it does nothing.
 """
 
 from __future__ import annotations
@@ -16,8 +15,6 @@ import ctypes
 import functools
 import threading
 from collections.abc import Callable
-
-from . import affinity
 
 PREFIX = "memoryui-"
 _PR_SET_NAME = 15  # prctl's option
@@ -48,6 +45,5 @@ def named(target: Callable[[], object]) -> Callable[[], None]:
     @functools.wraps(target)
     def run() -> None:
         name_os_thread()
-        affinity.widen_thread()  # background work: any CPU, not its worker's one
         target()
     return run

@@ -119,13 +119,13 @@ class Store:
 
     `commit_delay=0` commits before each write returns; a positive delay lets a
     background thread group writes into commits every `commit_delay` seconds (what the
-    server uses for agent traffic), while `flush()` forces a commit at once. `commit_host`:
-    the pid of the process whose thread makes those commits (serve's supervisor; see
-    committer.py); this store then only stands in for it.
+    server uses for agent traffic), while `flush()` forces a commit at once. While a
+    committer process is alive on the workspace (`host_commits`, committer.py) its thread
+    makes those commits and this store only stands in for it.
     """
 
     def __init__(self, root: str | os.PathLike[str], layout: str | Layout = "duragent",
-                 *, commit_delay: float = 0.0, commit_host: int | None = None,
+                 *, commit_delay: float = 0.0,
                  watch: bool = False, secrets: str = "block"):
         self.root = Path(root).resolve()
         self.layout = get_layout(layout)
@@ -134,7 +134,7 @@ class Store:
         self.secrets = Guard(Path(self.git.repo.path), secrets,
                              ProcessLock(self.git.state_dir / "secrets.lock"))
         self.commit_delay = commit_delay
-        self.committer = Committer(self.git, commit_delay, commit_host)
+        self.committer = Committer(self.git, commit_delay)
         self._stop = self.committer.stop  # set it to end deferred commits (a dying process)
         # watch=True: a file-system watcher notices edits made outside memoryui (servers);
         # without it, `git status` re-checks every TREE_TTL seconds when a page asks.
@@ -142,7 +142,7 @@ class Store:
         # Called as listener(paths, when) after files change (the search index); `when` is
         # the time the change is committed with, when the store knows it (see `notify`).
         self.listeners: list[Callable[[list[str], float | None], None]] = []
-        # Paths whose last write here waits for serve's supervisor, which commits it and
+        # Paths whose last write here waits for the committer process, which commits it and
         # indexes it (host_commits): this worker's own background indexing leaves them.
         # Whatever this process commits itself (a UI edit's flush, a stand-in tick) its
         # listeners hear of, with the commit's time.
@@ -409,8 +409,8 @@ class Store:
         """After a journaled write is durable: its commit (now or by a tick), and the
         cached tree and the listeners told."""
         result.commit = self._after_write(record_id)
-        # (a dead host's writes are committed by a stand-in here, which lets go of them)
-        if result.commit is None and self.committer.host is not None:
+        # (a dead committer's writes are committed by a stand-in here, which lets go of them)
+        if result.commit is None and self.committer.hosted:
             self.host_indexes.add(result.path)
         else:
             self.host_indexes.discard(result.path)
@@ -531,12 +531,11 @@ class Store:
         self.tree_model.touch(*paths)
         self._tell(paths, when)
 
-    def host_commits(self) -> None:
-        """Make the grouped commits of every process on this workspace from this one (serve's
-        supervisor, whose workers get its pid as `commit_host`): tick from now on, and tell
-        the listeners what each tick commits, so its search index indexes them here rather
-        than in a worker, where indexing held up the requests (see committer.py)."""
-        self.committer.start()
+    def host_commits(self, wait: bool = True) -> bool:
+        """Make every process's grouped commits from this one (the committer process; False
+        when another holds the committer lock and `wait` is off), and tell the listeners
+        what each tick commits, so its search index indexes them here (committer.py)."""
+        return self.committer.start(wait)
 
     def _committed(self, paths: list[str], when: float) -> None:
         self.host_indexes.difference_update(paths)
@@ -553,7 +552,6 @@ class Store:
     def hosted(self) -> bool:
         """Another process commits (and indexes) this one's deferred writes."""
         return self.committer.hosted
-
     def _touch(self, *paths: str) -> None:
         """Mark paths this process changed, so the cached tree re-stats just those."""
         self.tree_model.touch(*paths)

@@ -14,6 +14,7 @@ import pytest
 
 from memoryui.search import PostgresSearchIndex, SearchIndex, updater
 from memoryui.store import Actor, Store
+from memoryui.store.committerlock import CommitterLock
 from tests.search.helpers import ALICE, BOT, daily, note, paths
 
 DAY = 86400
@@ -59,10 +60,12 @@ def test_deferred_commits_are_searchable_before_they_are_committed(tmp_path):
 
 
 def test_a_hosted_worker_finds_its_own_write_before_its_host_committed_it(tmp_path):
-    """Under `serve` the supervisor commits and indexes the workers' agent writes, and a
+    """Under a server the committer process commits and indexes the workers' agent writes, and a
     worker drains its own queue only every 2 s; a search it serves right after a write
     drains first and finds it (nothing is committed yet: the host never ticks here)."""
-    s = Store(tmp_path / "ws", commit_delay=30, commit_host=os.getpid())
+    s = Store(tmp_path / "ws", commit_delay=30)
+    live = CommitterLock(s.git.state_dir)  # a committer that never ticks here
+    assert live.hold()
     idx = SearchIndex(tmp_path / "s.db", catch_up_interval=3600)
     idx.attach(s)
     path = s.path_for("note", "ops-bot", "quick")
@@ -70,6 +73,7 @@ def test_a_hosted_worker_finds_its_own_write_before_its_host_committed_it(tmp_pa
     assert s.head() is None
     assert paths(idx.search("lightning", catch_up=False)) == [path]  # the drain found it
     s.close()
+    live.close()
 
 
 def test_a_hosted_worker_leaves_the_indexing_of_its_agent_writes_to_its_host(
@@ -80,7 +84,9 @@ def test_a_hosted_worker_leaves_the_indexing_of_its_agent_writes_to_its_host(
     writes its host commits (and indexes); it indexes what the worker committed itself (a
     UI edit, flushed at once); a search it answers still drains everything first."""
     monkeypatch.setattr(updater, "DRAIN_EVERY_HOSTED", 0.01)
-    s = Store(tmp_path / "ws", commit_delay=30, commit_host=os.getpid())
+    s = Store(tmp_path / "ws", commit_delay=30)
+    live = CommitterLock(s.git.state_dir)  # a committer that never ticks here
+    assert live.hold()
     idx = SearchIndex(tmp_path / "s.db", catch_up_interval=3600)
     idx.attach(s)
     edited = note(s, "ops-bot", "runbook", "falcon failover steps\n", actor=ALICE)
@@ -102,6 +108,7 @@ def test_a_hosted_worker_leaves_the_indexing_of_its_agent_writes_to_its_host(
         drainer.join(30)
     assert s.host_indexes == set() and idx._queue == {}
     s.close()
+    live.close()
 
 
 def test_an_outside_change_is_picked_up(store, index):

@@ -1,11 +1,13 @@
-"""Who commits deferred writes: the process itself, or the host a server gives its workers
-(serve's supervisor), and the blobs a commit makes from journaled content."""
+"""Who commits deferred writes: the process itself, or the committer process that holds
+the workspace's committer lock, and the blobs a commit makes from journaled content."""
 
 from __future__ import annotations
 
 import logging
 import os
+import signal
 import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -13,6 +15,7 @@ import pygit2
 import pytest
 
 from memoryui.store import Actor, Store
+from memoryui.store.committerlock import CommitterLock
 from memoryui.store.records import Record
 
 MEM = "agents/a/memory/MEMORY.md"
@@ -123,8 +126,8 @@ def test_a_hosted_store_leaves_commits_and_their_indexing_to_its_host(tmp_path: 
     heard: list[tuple[list[str], float | None]] = []
     done = threading.Event()
     host.listeners.append(lambda paths, when: (heard.append((list(paths), when)), done.set()))
-    host.host_commits()
-    worker = Store(root, commit_delay=0.05, commit_host=os.getpid())
+    assert host.host_commits()
+    worker = Store(root, commit_delay=0.05)
     assert worker.hosted and not host.hosted
     worker.append(LOG, "\n## 09:00\n\nfrom the worker\n", header="# 2026-11-24\n",
                   actor=Actor.agent("a"), tool="remember")
@@ -165,7 +168,7 @@ def test_the_hosts_ticks_and_indexing_yield_the_cpu_to_requests(tmp_path: Path) 
     index._write = write
     host.listeners.insert(0, heard)
     host.host_commits()
-    worker = Store(root, commit_delay=0.05, commit_host=os.getpid())
+    worker = Store(root, commit_delay=0.05)
     worker.append(LOG, "\n## 09:00\n\nfrom the worker\n", header="# 2026-11-24\n",
                   actor=Actor.agent("a"), tool="remember")
     assert done.wait(DEADLINE), "the host never committed it"
@@ -181,10 +184,36 @@ def test_the_hosts_ticks_and_indexing_yield_the_cpu_to_requests(tmp_path: Path) 
         s.close()
 
 
-def test_a_hosted_store_commits_itself_once_its_host_is_gone(tmp_path: Path) -> None:
-    gone = subprocess.Popen(["true"])
-    gone.wait()
-    worker = Store(tmp_path / "ws", commit_delay=0.05, commit_host=gone.pid)
+HOLD_LOCK = """
+import sys
+from pathlib import Path
+from memoryui.store.committerlock import CommitterLock
+assert CommitterLock(Path(sys.argv[1])).hold()
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_killed_committer_is_followed_by_the_one_waiting_and_the_workers_stand_in(
+        tmp_path: Path) -> None:
+    """The committer lock is the kernel's: the moment a committer process dies (SIGKILL
+    included) a second committer waiting on it takes over, and workers no longer count on
+    it, so they commit their own writes."""
+    worker = Store(tmp_path / "ws", commit_delay=0.05)
+    assert not worker.hosted  # no committer yet
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(worker.git.state_dir)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    assert worker.hosted
+    standby = CommitterLock(worker.git.state_dir)
+    assert not standby.hold(blocking=False), "two committers at once"
+    os.kill(holder.pid, signal.SIGKILL)
+    holder.wait()
+    assert not worker.hosted
+    assert standby.hold(blocking=False), "the standby could not take over"
+    assert worker.hosted
+    standby.close()
     assert not worker.hosted
     done = committed(worker)
     worker.write(MEM, "still committed\n", actor=Actor.agent("a"), tool="reflect")
@@ -196,20 +225,23 @@ def test_a_hosted_store_commits_itself_once_its_host_is_gone(tmp_path: Path) -> 
 def test_a_hosted_store_stands_in_when_its_live_host_lets_writes_wait(tmp_path: Path) -> None:
     """A host that is there but does not tick (stuck) must not leave writes uncommitted:
     after STAND_IN_AFTER seconds of waiting writes and no tick, a worker commits them."""
-    worker = Store(tmp_path / "ws", commit_delay=0.05, commit_host=os.getpid())
+    worker = Store(tmp_path / "ws", commit_delay=0.05)
+    stuck = CommitterLock(worker.git.state_dir)  # a committer that is alive but never ticks
+    assert stuck.hold() and worker.hosted
     done = committed(worker)
     worker.write(MEM, "waited\n", actor=Actor.agent("a"), tool="reflect")
     assert worker.head() is None
     assert done.wait(DEADLINE), "the stand-in never committed"
     assert git(worker.root, "show", f"HEAD:{MEM}") == "waited\n"
     worker.close()
+    stuck.close()
 
 
 def test_an_idle_store_ticks_seldom_and_still_commits_a_write_within_its_second(
         tmp_path: Path, monkeypatch) -> None:
     """An idle server should cost almost nothing: once nothing was journaled for IDLE_AFTER
     seconds the tick comes every IDLE_EVERY seconds (within the design's second), after a
-    busy tick every BUSY_DELAY, and a worker that only stands in for a live host looks
+    busy tick every BUSY_DELAY, and a worker that only stands in for a live committer looks
     every STANDBY_EVERY seconds. A write after an idle spell is still committed."""
     from memoryui.store import committer as cadence
 
@@ -222,7 +254,10 @@ def test_an_idle_store_ticks_seldom_and_still_commits_a_write_within_its_second(
     store.write(MEM, "after a quiet spell\n", actor=Actor.agent("a"), tool="reflect")
     assert done.wait(DEADLINE), "the write was never committed"
     assert git(store.root, "show", f"HEAD:{MEM}") == "after a quiet spell\n"
-    worker = Store(tmp_path / "ws", commit_delay=0.05, commit_host=os.getpid())
+    worker = Store(tmp_path / "ws", commit_delay=0.05)
+    live = CommitterLock(worker.git.state_dir)
+    assert live.hold()
     assert worker.committer._next_wait(0) == cadence.STANDBY_EVERY < cadence.STAND_IN_AFTER
     worker.close()
+    live.close()
     store.close()

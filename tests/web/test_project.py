@@ -21,11 +21,27 @@ from memoryui.store import Store
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_healthz_says_ok_when_workspace_and_database_answer(client, workspace, db):
-    r = client.get("/healthz")
+def test_healthz_says_ok_when_workspace_and_database_answer(client, workspace, db, caplog,
+                                                            monkeypatch):
+    from memoryui import health
+
+    monkeypatch.setattr(health, "_missing_said", False)  # as in a worker just started
+    with caplog.at_level("WARNING", logger="memoryui.health"):
+        r = client.get("/healthz")
+        assert client.get("/healthz").json() == r.json()
     assert r.status_code == 200
-    assert r.json() == {"ok": True}
+    assert r.json() == {"ok": True, "committer": "missing"}  # the workers commit meanwhile
+    assert len([m for m in caplog.messages if "no committer" in m]) == 1, "said once"
     assert (workspace.root / ".git").is_dir(), "a missing workspace is created and git init-ed"
+    from memoryui.store.committerlock import CommitterLock
+    from memoryui.workspace import get_store
+
+    committer = CommitterLock(get_store().git.state_dir)  # as `manage.py committer` holds it
+    assert committer.hold()
+    try:
+        assert client.get("/healthz").json() == {"ok": True, "committer": "ok"}
+    finally:
+        committer.close()
 
 
 def test_pages_send_a_strict_csp_and_security_headers(client, workspace, db):
@@ -88,8 +104,8 @@ def test_snapshot_commits_outside_edits_per_owning_scope(workspace, db):
     assert "nothing to commit" in out.getvalue()
 
 
-@pytest.mark.parametrize("command", ["serve", "demo", "user", "snapshot", "token", "reindex",
-                                     "rebuild_review"])
+@pytest.mark.parametrize("command", ["serve", "committer", "demo", "user", "snapshot", "token",
+                                     "reindex", "rebuild_review"])
 def test_every_command_has_help(command):
     proc = subprocess.run([sys.executable, "manage.py", command, "--help"], cwd=ROOT,
                           capture_output=True, text=True, env={**os.environ})

@@ -1,4 +1,8 @@
-"""The production server: migrate, then uvicorn with several worker processes."""
+"""The production server in one command: migrate, start the committer, run stock uvicorn.
+
+Any ASGI server runs memoryui the same way beside `manage.py committer`
+(docs/deployment.md); this command is the shortest path to that on one machine.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 
 class Command(BaseCommand):
-    help = "Migrate the database, then serve memoryui (HTTP + MCP) with uvicorn workers."
+    help = ("Migrate the database, start the committer process, then serve memoryui "
+            "(HTTP + MCP) with uvicorn workers.")
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--bind", default=os.environ.get("MEMORYUI_BIND", "127.0.0.1:8000"),
@@ -23,43 +28,69 @@ class Command(BaseCommand):
                             help="seconds agent writes may wait to be grouped into commits "
                                  "(default: MEMORYUI_COMMIT_DELAY, 0.2)")
         parser.add_argument("--no-migrate", action="store_true", help="skip migrations")
+        parser.add_argument("--no-committer", action="store_true",
+                            help="start no committer (one runs on its own, e.g. a "
+                                 "systemd unit; without any, workers commit themselves)")
         parser.add_argument("--log-level", default=None,
                             choices=["critical", "error", "warning", "info", "debug"],
                             help="uvicorn's log level (default: LOG_LEVEL, info)")
 
     def handle(self, *args: object, **opts: object) -> None:
-        from memoryui import serving
+        import uvicorn
+
+        from memoryui import launch
+        from memoryui.store.sync import SyncError
+        from memoryui.workspace import get_store, reset_store
 
         host, sep, port = str(opts["bind"]).rpartition(":")
         if not sep or not port.isdigit():
             raise CommandError("--bind takes HOST:PORT, e.g. 127.0.0.1:8000")
         host = host.strip("[]") or "127.0.0.1"
-        if not opts["no_migrate"]:
-            call_command("migrate", interactive=False, verbosity=0)
+        workers = int(opts["workers"])  # type: ignore[call-overload]
+        if workers < 1:
+            raise CommandError("--workers must be at least 1")
         delay = opts["commit_delay"]
         if delay is None:
             delay = settings.MEMORYUI_COMMIT_DELAY
-        if delay < 0:
+        if float(delay) < 0:  # type: ignore[arg-type]
             raise CommandError("--commit-delay must not be negative")
-        # Workers are new processes that read the settings again: pass the choice on.
-        os.environ["MEMORYUI_COMMIT_DELAY"] = str(delay)
         log_level = str(opts["log_level"] or settings.LOG_LEVEL).lower()
+        if not opts["no_migrate"]:
+            call_command("migrate", interactive=False, verbosity=0)
+        # Workers and the committer are new processes that read the settings again.
+        os.environ["MEMORYUI_COMMIT_DELAY"] = str(delay)
         os.environ["MEMORYUI_WORKSPACE"] = str(settings.MEMORYUI_WORKSPACE)
-        # Create the workspace (git init) before workers start racing to do it.
-        from memoryui.store.sync import SyncError
-        from memoryui.workspace import get_store
-
-        try:
-            store = get_store()  # with MEMORYUI_REMOTE: clones an empty workspace, or checks
-        except SyncError as exc:  # it relates
+        os.environ["LOG_LEVEL"] = log_level.upper()
+        try:  # the workspace made (git init, or a clone with MEMORYUI_REMOTE) once, here
+            get_store()
+        except SyncError as exc:
             raise CommandError(str(exc)) from None
-        if int(opts["workers"]) > 1 and delay > 0:
-            # This process only supervises the workers: its thread makes the grouped commits
-            # and indexes them, so neither holds a worker's GIL while it answers requests.
-            os.environ["MEMORYUI_COMMIT_HOST"] = str(os.getpid())
-            store.host_commits()
+        reset_store()
+        env = launch.child_env(settings.BASE_DIR)
+        failed = launch.preflight(env)
+        if failed is not None:
+            raise CommandError(f"a worker cannot start: {failed}")
+        committer = None if opts["no_committer"] else launch.CommitterChild(env)
+        watch = launch.CrashWatch(workers)
         self.stdout.write(f"memoryui serving {settings.MEMORYUI_WORKSPACE} "
                           f"({settings.MEMORYUI_LAYOUT} layout) at http://{opts['bind']}/")
         self.stdout.flush()
-        serving.run("memoryui.asgi:application", host=host, port=int(port),
-                    workers=int(opts["workers"]), log_level=log_level)
+        try:
+            if committer is not None:
+                committer.start()
+            if workers > 1:
+                watch.start()
+            uvicorn.run("memoryui.asgi:application", host=host, port=int(port),
+                        workers=workers, log_level=log_level, lifespan="on",
+                        proxy_headers=False)
+        except SystemExit as exc:  # one worker in this process, which did not start
+            if exc.code:
+                raise CommandError("the server did not start; see the errors above") from None
+        finally:
+            watch.stop()
+            if committer is not None:
+                committer.stop()
+        if watch.tripped:
+            raise CommandError(watch.tripped)
+        if watch.failed_start():
+            raise CommandError("a worker did not start; see the errors above")

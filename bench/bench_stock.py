@@ -1,0 +1,171 @@
+"""memoryui under `manage.py serve` and under a stock uvicorn beside `manage.py committer`,
+the server on its own cores and the load generator on others.
+
+For each stack, on a fresh empty workspace, with `WORKERS` workers:
+
+- `/healthz` and `remember` (the Duragent tool over HTTP) from 16 keep-alive clients, as
+  fast as they go: calls a second, p50/p99;
+- `remember` paced at half of that maximum for HALF_SECONDS: p50/p99 (goal: p99 < 3x
+  p50), beside the durable-write floor at the same rate (the disk alone);
+- the server's idle CPU (workers, supervisor and committer together, % of one core over
+  IDLE_SECONDS) and each worker's resident memory;
+- every acknowledged entry on disk once, and `git status` clean after a SIGTERM.
+
+The server processes keep to `--server-cpus` (`taskset`; children inherit it) and this
+process, whose threads are the clients, to `--client-cpus` (`os.sched_setaffinity`).
+
+    python -m bench.bench_stock --workers 2 --server-cpus 0 --client-cpus 1 [--baseline DIR]
+
+`--baseline DIR` adds a third stack: `manage.py serve` of another checkout (DIR), say the
+main branch, run the same way, to compare with.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.bench_api import ENTRY_RE, http_healthz, http_remember, verify  # noqa: E402
+from bench.bench_serve import session_cpu, session_rss  # noqa: E402
+from bench.floors import durable_write_floor  # noqa: E402
+from bench.run import percentile  # noqa: E402
+from tests.api.realserver import RealServer, is_worker  # noqa: E402
+
+WORKERS = 2
+CLIENTS = 16
+SCOPES = ["alpha", "bravo", "charlie", "delta", "echo"]
+N_HEALTHZ = 4000
+N_REMEMBER = 4000
+HALF_SECONDS = 10.0
+IDLE_SECONDS = 30.0
+STACKS = ("serve", "uvicorn")
+assert ENTRY_RE  # the entries `verify` counts are the ones `http_remember` sends
+
+
+class Stack:
+    """One server (and its committer) on `server_cpus`, started in sessions of their own."""
+
+    def __init__(self, kind: str, server: RealServer, cpus: str, workers: int,
+                 root: Path = ROOT) -> None:
+        self.kind, self.server, self.cpus, self.workers = kind, server, cpus, workers
+        self.root = root
+        self.procs: list[subprocess.Popen] = []
+
+    def _spawn(self, *args: str) -> None:
+        log = (self.server.tmp / f"{self.kind}.log").open("ab")
+        self.procs.append(subprocess.Popen(
+            ["taskset", "-c", self.cpus, sys.executable, *args], cwd=self.root,
+            env={**self.server.env, "PYTHONPATH": str(self.root)},
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+
+    def start(self) -> None:
+        bind = ["127.0.0.1", str(self.server.port)]
+        level = ["--log-level", "warning"]
+        if self.kind != "uvicorn":
+            self._spawn("manage.py", "serve", "--no-migrate", "--workers", str(self.workers),
+                        "--bind", ":".join(bind), *level)
+        else:
+            self._spawn("manage.py", "committer")
+            self._spawn("-m", "uvicorn", "memoryui.asgi:application", "--host", bind[0],
+                        "--port", bind[1], "--workers", str(self.workers), *level)
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            try:
+                reply = self.server.send("GET", "/healthz")
+                if reply.status == 200 and (self.root != ROOT or b'"ok"}' in reply.body):
+                    return
+            except OSError:
+                pass
+            time.sleep(0.1)  # poll interval
+        raise RuntimeError(f"{self.kind} did not answer with a committer")
+
+    def cpu(self) -> float:
+        return sum(session_cpu(p.pid) for p in self.procs)
+
+    def worker_rss(self) -> list[float]:
+        return sorted(mb for p in self.procs for pid, mb in session_rss(p.pid).items()
+                      if is_worker(pid))
+
+    def stop(self) -> None:
+        for proc in reversed(self.procs):  # the server first, then its committer
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(300)
+
+
+def _spread(lat: list[float]) -> str:
+    p50, p99 = percentile(lat, 50), percentile(lat, 99)
+    return f"p50 {p50:.1f} ms, p99 {p99:.1f} ms ({p99 / p50 if p50 else 0:.1f}x)"
+
+
+def measure(kind: str, tmp: Path, server_cpus: str, workers: int,
+            say: Callable[[str], None], root: Path = ROOT) -> dict[str, float]:
+    server = RealServer(tmp / kind, workers=workers)
+    server.migrate()
+    tokens = {s: server.token(s) for s in SCOPES}
+    stack = Stack(kind, server, server_cpus, workers, root)
+    stack.start()
+    sent: dict[str, str] = {}
+    try:
+        http_remember(server, tokens, 200, CLIENTS)  # warm every worker
+        h_lat, h_wall = http_healthz(server, N_HEALTHZ, CLIENTS)
+        r_lat, r_wall, r_sent, errors = http_remember(server, tokens, N_REMEMBER, CLIENTS)
+        sent.update(r_sent)
+        top = len(r_lat) / r_wall
+        half = top / 2
+        p_lat, _, p_sent, p_errors = http_remember(server, tokens, int(half * HALF_SECONDS),
+                                                   CLIENTS, rate=half)
+        sent.update(p_sent)
+        before = stack.cpu()
+        t = time.monotonic()
+        time.sleep(IDLE_SECONDS)  # the idle window being measured, not a wait for something
+        idle = (stack.cpu() - before) / (time.monotonic() - t) * 100
+        rss = stack.worker_rss()
+    finally:
+        stack.stop()
+    floor = durable_write_floor(tmp / f"{kind}-floor", int(half * HALF_SECONDS), workers,
+                                half, 200)
+    say(f"{kind}, {workers} workers, server on CPU {server_cpus}:")
+    say(f"  /healthz   {len(h_lat) / h_wall:8.0f}/s  {_spread(h_lat)}")
+    say(f"  remember   {top:8.0f}/s  {_spread(r_lat)}  errors {len(errors)}")
+    say(f"  half load  {half:8.0f}/s  {_spread(p_lat)}  errors {len(p_errors)}")
+    say(f"  disk floor {half:8.0f}/s  {_spread(floor)}")
+    say(f"  idle {idle:.2f} % of a core (server and committer); worker RSS "
+        f"{', '.join(f'{mb:.0f}' for mb in rss)} MB")
+    say(f"  {verify(server.workspace, sent)}")
+    return {"healthz": len(h_lat) / h_wall, "remember": top, "idle": idle}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workers", type=int, default=WORKERS)
+    parser.add_argument("--server-cpus", default="0")
+    parser.add_argument("--client-cpus", default="1")
+    parser.add_argument("--stacks", default=",".join(STACKS))
+    parser.add_argument("--baseline", type=Path, default=None)
+    args = parser.parse_args()
+    os.sched_setaffinity(0, {int(c) for c in args.client_cpus.split(",")})
+    figures = {}
+    with tempfile.TemporaryDirectory(prefix="memoryui-stock-bench-") as tmp:
+        if args.baseline is not None:
+            figures["baseline"] = measure("baseline", Path(tmp), args.server_cpus,
+                                          args.workers, print, args.baseline.resolve())
+        for kind in args.stacks.split(","):
+            figures[kind] = measure(kind, Path(tmp), args.server_cpus, args.workers, print)
+    for kind in figures.keys() - {"uvicorn"}:
+        if "uvicorn" in figures:
+            ratio = figures["uvicorn"]["remember"] / figures[kind]["remember"]
+            print(f"stock uvicorn remember / {kind} remember: {ratio:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

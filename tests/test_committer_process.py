@@ -1,0 +1,170 @@
+"""memoryui under a stock server: `uvicorn memoryui.asgi:application --workers 3` beside
+`manage.py committer`, both real processes on 127.0.0.1, agents writing all along. A worker
+and then the committer are killed with SIGKILL in the middle of the stream, the committer
+is started again: every acknowledged write is committed exactly once, the workers commit
+while no committer runs (and /healthz says so), and `git fsck` is clean."""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import json
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from memoryui.store.gitrepo import wait_for_housekeeping
+from tests.api.realserver import ROOT, RealServer, free_port, is_worker
+
+SCOPES = ["alpha", "bravo", "charlie"]
+CLIENTS = 4
+DEADLINE = 300.0  # bounds a hang only: CI is a loaded 2-core machine
+ENTRY_RE = re.compile(r"entry-([a-z]+)-(\d+)-([0-9a-f]{32})")
+
+
+def git(ws: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ws, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def wait_for(what: str, holds: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + DEADLINE
+    while not holds():
+        assert time.monotonic() < deadline, f"timed out waiting until {what}"
+        time.sleep(0.05)  # poll interval, not a pace
+
+
+class Stack:
+    """A stock uvicorn with several workers and a committer, on one workspace."""
+
+    def __init__(self, server: RealServer, workers: int) -> None:
+        self.server = server
+        self.workers = workers
+        self.uvicorn: subprocess.Popen | None = None
+        self.committer: subprocess.Popen | None = None
+        self.log = server.tmp / "stack.log"
+
+    def _spawn(self, *args: str) -> subprocess.Popen:
+        with self.log.open("ab") as log:
+            return subprocess.Popen([sys.executable, *args], cwd=ROOT, env=self.server.env,
+                                    stdout=log, stderr=subprocess.STDOUT)
+
+    def start_committer(self) -> None:
+        self.committer = self._spawn("manage.py", "committer")
+
+    def start_uvicorn(self) -> None:
+        self.server.port = free_port()
+        self.uvicorn = self._spawn("-m", "uvicorn", "memoryui.asgi:application", "--host",
+                                   "127.0.0.1", "--port", str(self.server.port),
+                                   "--workers", str(self.workers))
+
+    def health(self) -> dict:
+        try:
+            reply = self.server.send("GET", "/healthz")
+        except OSError:
+            return {}
+        return json.loads(reply.body) if reply.status == 200 else {}
+
+    def worker_pids(self) -> list[int]:
+        assert self.uvicorn is not None
+        out = subprocess.run(["pgrep", "-P", str(self.uvicorn.pid)], capture_output=True,
+                             text=True).stdout.split()
+        return [int(pid) for pid in out if is_worker(int(pid))]
+
+    def stop(self) -> None:
+        for proc in (self.uvicorn, self.committer):  # the committer last: it commits the rest
+            if proc is not None and proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(DEADLINE)
+
+
+def test_killed_worker_and_committer_lose_nothing_and_commit_each_write_once(tmp_path):
+    server = RealServer(tmp_path)
+    server.migrate()
+    tokens = {s: server.token(s) for s in SCOPES}
+    stack = Stack(server, workers=3)
+    acked: dict[str, str] = {}  # content -> scope, answered 200
+    tried: set[str] = set()
+    lock = threading.Lock()
+    stop = threading.Event()
+    counter = itertools.count()
+
+    def client() -> None:
+        while not stop.is_set():
+            i = next(counter)
+            scope = SCOPES[i % len(SCOPES)]
+            content = f"entry-{scope}-{i}-{uuid.uuid4().hex}"
+            with lock:
+                tried.add(content)
+            try:
+                status, body = server.call_tool(tokens[scope], scope, "remember",
+                                                {"content": content})
+            except (OSError, ValueError):  # the worker was killed: not acknowledged
+                continue
+            if status == 200:
+                with lock:
+                    acked[content] = scope
+
+    def acked_at_least(n: int) -> Callable[[], bool]:
+        return lambda: len(acked) >= n
+
+    def commits() -> int:
+        return int(git(server.workspace, "rev-list", "--count", "HEAD"))
+
+    threads = [threading.Thread(target=client) for _ in range(CLIENTS)]
+    try:
+        stack.start_committer()
+        stack.start_uvicorn()
+        wait_for("the stack answers with a committer", lambda: stack.health().get("committer") == "ok")
+        for t in threads:
+            t.start()
+        wait_for("100 writes acknowledged", acked_at_least(100))
+
+        victim = stack.worker_pids()[0]
+        subprocess.run(["kill", "-KILL", str(victim)], check=True)
+        wait_for("uvicorn replaced the worker",
+                 lambda: len(stack.worker_pids()) == 3 and victim not in stack.worker_pids())
+        wait_for("200 writes acknowledged", acked_at_least(200))
+
+        assert stack.committer is not None
+        stack.committer.kill()
+        stack.committer.wait(DEADLINE)
+        wait_for("/healthz says the committer is missing",
+                 lambda: stack.health().get("committer") == "missing")
+        before = commits()
+        wait_for("the workers commit by themselves", lambda: commits() > before)
+        wait_for("300 writes acknowledged", acked_at_least(300))
+
+        stack.start_committer()
+        wait_for("/healthz sees the committer again",
+                 lambda: stack.health().get("committer") == "ok")
+        wait_for("400 writes acknowledged", acked_at_least(400))
+    finally:
+        stop.set()
+        for t in threads:
+            if t.is_alive():
+                t.join(DEADLINE)
+        stack.stop()
+
+    ws = server.workspace
+    assert git(ws, "status", "--porcelain", "--untracked-files=all") == ""
+    added: collections.Counter = collections.Counter()
+    for line in git(ws, "log", "-p", "--no-color", "--format=").split("\n"):
+        if line.startswith("+") and not line.startswith("+++"):
+            added.update(m.group(0) for m in ENTRY_RE.finditer(line))
+    assert [c for c in acked if added[c] != 1] == [], "an acknowledged write not committed once"
+    assert [c for c, n in added.items() if n > 1 or c not in tried] == []
+    on_disk: collections.Counter = collections.Counter()
+    for path in ws.rglob("*.md"):
+        on_disk.update(m.group(0) for m in ENTRY_RE.finditer(path.read_text()))
+    assert all(on_disk[c] == 1 for c in acked)
+    wait_for_housekeeping(ws)  # a repack beside fsck: loose objects "missing"
+    fsck = subprocess.run(["git", "fsck", "--full", "--strict"], cwd=ws, capture_output=True,
+                          text=True)
+    assert fsck.returncode == 0, fsck.stdout + fsck.stderr

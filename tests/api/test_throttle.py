@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -75,7 +76,10 @@ def _mcp(token: str, address: str) -> tuple[int, dict, dict]:
     async def send(message: dict) -> None:
         sent.append(message)
 
-    async_to_sync(MCPEndpoint())(scope, receive, send)
+    # In a thread of its own: a browser test before this one in the same process may have left
+    # Playwright's event loop running in this thread.
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(async_to_sync(MCPEndpoint()), scope, receive, send).result()
     start, body = sent[0], sent[1]
     return start["status"], dict(start["headers"]), json.loads(body["body"])
 

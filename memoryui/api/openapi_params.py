@@ -69,9 +69,13 @@ def _classes(write: bool) -> Callable[[str, bool], str]:
         bad = _ranges(_not_read)
         return lambda also, edge: (f"[^{_ranges(lambda ch: ch in also, 0x7F)}"
                                    f"{_WHITE if edge else ''}{bad}]")
-    return lambda also, edge: "[" + _ranges(
-        lambda ch: not (_not_written(ch) or ch in also or (edge and ch.isspace())),
-        0xFFFF) + "]"
+
+    @cache  # each class recurs in the pattern; a scan of the BMP is worth doing once
+    def allowed(also: str, edge: bool) -> str:
+        return "[" + _ranges(
+            lambda ch: not (_not_written(ch) or ch in also or (edge and ch.isspace())),
+            0xFFFF) + "]"
+    return allowed
 
 
 @cache

@@ -11,6 +11,8 @@ from memoryui.api import openapi_params as rules
 from memoryui.api.openapi_schemas import err, json_body, param, ref
 
 _ID = {"type": ["string", "integer"]}
+# The SDK reads `"params": null` as params left out.
+_PARAMS = {"type": ["object", "null"]}
 
 MCP_SCHEMAS: dict = {
     "JSONRPCMessage": {
@@ -19,10 +21,10 @@ MCP_SCHEMAS: dict = {
         "anyOf": [
             {"title": "request", "type": "object", "required": ["jsonrpc", "id", "method"],
              "properties": {"jsonrpc": {"const": "2.0"}, "id": _ID,
-                            "method": {"type": "string"}, "params": {"type": "object"}}},
+                            "method": {"type": "string"}, "params": _PARAMS}},
             {"title": "notification", "type": "object", "required": ["jsonrpc", "method"],
              "properties": {"jsonrpc": {"const": "2.0"}, "method": {"type": "string"},
-                            "params": {"type": "object"}}},
+                            "params": _PARAMS}},
             {"title": "result", "type": "object", "required": ["jsonrpc", "id", "result"],
              "properties": {"jsonrpc": {"const": "2.0"}, "id": _ID,
                             "result": {"type": "object"}}},

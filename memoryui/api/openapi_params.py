@@ -8,6 +8,7 @@ Patterns use the syntax Python's `re` and ECMA-262 share.
 
 from __future__ import annotations
 
+import string
 import sys
 import unicodedata
 from collections.abc import Callable
@@ -22,14 +23,14 @@ KINDS = [k.value for k in Kind]
 SCOPE_PATTERN = SCOPE_RE.pattern
 
 
-def _ranges(excluded: Callable[[str], bool]) -> str:
-    """A regex class body listing the characters `excluded` picks: \\uXXXX escapes in the
-    BMP, the characters themselves beyond it (no escape for those reads alike in Python
-    and ECMA-262)."""
+def _ranges(picked: Callable[[str], bool], top: int = sys.maxunicode) -> str:
+    """A regex class body listing the characters up to `top` that `picked` picks: \\uXXXX
+    escapes in the BMP, the characters themselves beyond it (no escape for those reads
+    alike in Python and ECMA-262)."""
     out, start = [], None
-    for cp in range(sys.maxunicode + 2):
+    for cp in range(top + 2):
         # Surrogates are left out: no URL or UTF-8 text can carry one.
-        hit = cp <= sys.maxunicode and not 0xD800 <= cp <= 0xDFFF and excluded(chr(cp))
+        hit = cp <= top and not 0xD800 <= cp <= 0xDFFF and picked(chr(cp))
         if hit and start is None:
             start = cp
         elif not hit and start is not None:
@@ -50,10 +51,31 @@ def _not_read(ch: str) -> bool:
 
 def _not_written(ch: str) -> bool:
     """`names.writable_name`: printable characters and plain spaces, no '"' or '\\'. The
-    document leaves out unassigned code points (listing them would take tens of
-    kilobytes) and allows nothing beyond the BMP: a narrower rule than the code's."""
+    document allows nothing beyond the BMP (listing the planes' printable characters would
+    take tens of kilobytes): a narrower rule than the code's."""
     return (ch in '"' or ord(ch) > 0xFFFF or _not_read(ch)
-            or (ch != " " and unicodedata.category(ch) in ("Zs", "Co")))
+            or not (ch == " " or ch.isprintable()))
+
+
+_WHITE = "\\s"
+
+
+def _classes(write: bool) -> Callable[[str, bool], str]:
+    """The class of one character of a name, refusing the ASCII characters `also` and,
+    at a name's `edge`, white space. Reading allows most of Unicode, so its classes list
+    what is refused; writing allows only the BMP, so its classes list what is allowed (a
+    generator of examples then never enumerates the planes beyond it)."""
+    if not write:
+        bad = _ranges(_not_read)
+        return lambda also, edge: (f"[^{_ranges(lambda ch: ch in also, 0x7F)}"
+                                   f"{_WHITE if edge else ''}{bad}]")
+
+    @cache  # each class recurs in the pattern; a scan of the BMP is worth doing once
+    def allowed(also: str, edge: bool) -> str:
+        return "[" + _ranges(
+            lambda ch: not (_not_written(ch) or ch in also or (edge and ch.isspace())),
+            0xFFFF) + "]"
+    return allowed
 
 
 @cache
@@ -63,28 +85,38 @@ def _path_pattern(write: bool) -> str:
     white space at either end, and is at most 200 UTF-8 bytes: 50 characters here, which
     can never be more. The whole path's limit (MAX_PATH_CHARS) is in the parameter's
     description: with a maxLength, generators of examples pad strings past the pattern."""
-    bad = _ranges(_not_written if write else _not_read)
-    name = f"[^.\\s{bad}](?:[^{bad}]{{0,48}}[^\\s{bad}])?"
+    c = _classes(write)
+    letters = string.ascii_letters
+    name = f"{c('.', True)}(?:{c('', False)}{{0,48}}{c('', True)})?"
     # The first name, written without a look-ahead (generators of examples skip those):
     # one led by an ASCII letter has no ':' right after it.
-    first = (f"(?:[^A-Za-z.\\s{bad}](?:[^{bad}]{{0,48}}[^\\s{bad}])?"
-             f"|[A-Za-z](?:[^:{bad}][^{bad}]{{0,47}}[^\\s{bad}]|[^:\\s{bad}])?)")
+    first = (f"(?:{c(letters + '.', True)}(?:{c('', False)}{{0,48}}{c('', True)})?"
+             f"|[A-Za-z](?:{c(':', False)}{c('', False)}{{0,47}}{c('', True)}"
+             f"|{c(':', True)})?)")
     return f"{first}(?:/{name})*"
+
+
+# Examples give readers (and generators of examples, which cannot always draw a value for
+# a pattern this large) a valid path to start from.
+EXAMPLE_PATH = "agents/ops-bot/memory/MEMORY.md"
 
 
 def relpath(write: bool = False) -> dict:
     """A file path parameter: the rule for reading, or the stricter one for names written."""
-    return {"type": "string", "minLength": 1, "pattern": f"^{_path_pattern(write)}$"}
+    return {"type": "string", "minLength": 1, "pattern": f"^{_path_pattern(write)}$",
+            "examples": [EXAMPLE_PATH]}
 
 
 def prefix() -> dict:
     """`files.list_files`: slashes around the folder are dropped; none means everything."""
-    return {"type": "string", "pattern": f"^/*(?:{_path_pattern(False)})?/*$"}
+    return {"type": "string", "pattern": f"^/*(?:{_path_pattern(False)})?/*$",
+            "examples": ["agents/ops-bot"]}
 
 
 def history_path() -> dict:
     """`files.history`: an empty value is the filter left out."""
-    return {"type": "string", "pattern": f"^(?:{_path_pattern(False)})?$"}
+    return {"type": "string", "pattern": f"^(?:{_path_pattern(False)})?$",
+            "examples": [EXAMPLE_PATH]}
 
 
 # `files._tags`: a comma-separated list in which at least one item is `*`, a quoted tag
@@ -105,7 +137,8 @@ SEARCH_KIND = {"type": "string", "pattern": f"^\\s*(?:{'|'.join(KINDS)})?\\s*$"}
 # `search.filters.parse_date`: YYYY-MM-DD from 1900-01-01 to 2999-12-31.
 SEARCH_DATE = {"type": "string", "pattern": "^\\s*(?:(?:19|2[0-9])[0-9]{2}-(?:0[1-9]|1[0-2])-"
                "(?:0[1-9]|[12][0-9]|3[01]))?\\s*$"}
-SEARCH_QUERY = {"type": "string", "pattern": "\\S"}
+# `search.query.parse_tree`: something besides white space, and no NUL byte.
+SEARCH_QUERY = {"type": "string", "pattern": "^[^\\x00]*\\S[^\\x00]*$"}
 
 # `names.validate_text`: text memoryui stores holds no NUL byte.
 TEXT = {"type": "string", "pattern": "^[^\\x00]*$"}

@@ -273,6 +273,10 @@ def parse_tree(query: str, *, prefix_last: bool = False) -> Node:
     lead = len(query) - len(query.lstrip())
     if not text:
         raise QueryError("Type a word to search for.")
+    if "\x00" in query:
+        # Neither index can take one: FTS5 reads it as the end of the query.
+        raise QueryError("The search must not contain NUL bytes", query=query,
+                         position=query.index("\x00"))
     if len(text) > MAX_QUERY_CHARS:
         raise QueryError(f"The search is too long ({MAX_QUERY_CHARS} characters at most).",
                          query=query, position=lead + MAX_QUERY_CHARS)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
+
+from memoryui.store.names import InvalidName, validate_relpath
 
 EXPECTED = {
     "/api/v1/tools": {"get"},
@@ -72,3 +75,39 @@ def test_bearer_security_is_declared(spec):
     bearer = spec["components"]["securitySchemes"]["bearer"]
     assert (bearer["type"], bearer["scheme"]) == ("http", "bearer")
     assert spec["security"] == [{"bearer": []}]
+
+
+PATHS = ["agents/ops-bot/memory/MEMORY.md", "world/runbook.md", "a", "9:x", "a:b/c:d",
+         "notes/café ünïcode.md", "a b/c", "x\u0084y", "a/\x7f", "a\u200bb", "C:/x", "c:",
+         "../x", "a/../b", ".hidden", "a/.b", " a", "a ", "a/ b", "a//b", "/a", "a/",
+         "a\\b", "a\u3000b", "x\u0378y", "a\u2028b", "a\ue000b", 'a"b', "x" * 50]
+
+
+@pytest.mark.parametrize("write", [False, True])
+def test_path_patterns_state_the_rule_the_code_enforces(spec, write):
+    """A path the document's pattern allows is one the code accepts, and the other way
+    round (C0/C1 controls, format characters, drives, dot names, edges, '"' for writes)."""
+    op = spec["paths"]["/api/v1/files/{path}"]["put" if write else "get"]
+    schema = next(p["schema"] for p in op["parameters"] if p["name"] == "path")
+    documented = Draft202012Validator(schema)
+    for path in PATHS:
+        try:
+            validate_relpath(path, write=write)
+            accepted = True
+        except InvalidName:
+            accepted = False
+        assert documented.is_valid(path) == accepted, (path, write)
+
+
+def test_prefix_pattern_refuses_what_the_listing_refuses(client, spec, make_token):
+    """The documented example and pattern: what the listing accepts, and what it refuses."""
+    schema = next(p["schema"] for p in spec["paths"]["/api/v1/files"]["get"]["parameters"]
+                  if p["name"] == "prefix")
+    token = make_token(admin=True)
+    examples = [(example, True) for example in schema["examples"]]
+    for prefix, ok in [*examples, ("/world/", True), ("", True), ("\u0084", False),
+                       ("a\x1fb", False), ("../x", False)]:
+        assert Draft202012Validator(schema).is_valid(prefix) == ok, prefix
+        resp = client.get("/api/v1/files", {"prefix": prefix},
+                          HTTP_AUTHORIZATION=f"Bearer {token}")
+        assert (resp.status_code == 200) == ok, (prefix, resp.status_code)

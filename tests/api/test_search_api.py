@@ -108,6 +108,7 @@ def test_limit_caps_the_results(client, ws, make_token):
     ("q=failover&since=2026-03-01&until=2026-02-01", "is after until"),
     ("q=(failover+OR", "ends where a word was expected"),
     ("q=failover+OR+NOT+drill", "needs something before it"),
+    ("q=failover%00drill", "must not contain NUL bytes (at column 9)"),
 ])
 def test_bad_requests_get_a_clear_400(client, ws, make_token, query, needle):
     resp = client.get(f"/api/v1/search?{query}", **auth(make_token(admin=True)))

@@ -112,7 +112,8 @@ def _dagu_paths() -> dict:
 
 
 def _file_paths() -> dict:
-    text_body = {"required": True, "content": {
+    text_body = {"required": False, "description": "The raw text; no body writes an empty file.",
+                 "content": {
         "text/markdown": {"schema": rules.TEXT}, "text/plain": {"schema": rules.TEXT}}}
     read_path = param("path", "path", rules.relpath(), PATH_TEXT)
     write_path = param("path", "path", rules.relpath(write=True),

@@ -125,7 +125,11 @@ _TAG = '\\s*(?:\\*|"[^,]*"|[0-9a-fA-F]{64})\\s*'
 IF_MATCH = {"type": "string", "pattern": f"^(?:[^,]*,)*{_TAG}(?:,[^,]*)*$"}
 
 # `files._date` (history): a date or an ISO 8601 time, in the years git filters by.
-_DAY = "(?:19[7-9][0-9]|20[0-9][0-9])-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+# A month and a day that every year has (February stops at the 28th: a regular expression
+# cannot tell leap years; the code takes the 29th where it exists).
+_MONTH_DAY = ("(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)"
+              "|(?:0[13578]|1[02])-31)")
+_DAY = f"(?:19[7-9][0-9]|20[0-9][0-9])-{_MONTH_DAY}"
 _TIME = ("(?:[T ](?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\\.[0-9]{1,6})?)?"
          "(?:Z|[+-](?:[01][0-9]|2[0-3]):?[0-5][0-9])?)?")
 HISTORY_TIME = {"type": "string", "pattern": f"^(?:{_DAY}{_TIME})?$"}
@@ -135,8 +139,8 @@ HISTORY_TIME = {"type": "string", "pattern": f"^(?:{_DAY}{_TIME})?$"}
 SEARCH_SCOPE = {"type": "string", "pattern": "^\\s*(?:[A-Za-z0-9_-]{1,64})?\\s*$"}
 SEARCH_KIND = {"type": "string", "pattern": f"^\\s*(?:{'|'.join(KINDS)})?\\s*$"}
 # `search.filters.parse_date`: YYYY-MM-DD from 1900-01-01 to 2999-12-31.
-SEARCH_DATE = {"type": "string", "pattern": "^\\s*(?:(?:19|2[0-9])[0-9]{2}-(?:0[1-9]|1[0-2])-"
-               "(?:0[1-9]|[12][0-9]|3[01]))?\\s*$"}
+SEARCH_DATE = {"type": "string",
+               "pattern": f"^\\s*(?:(?:19|2[0-9])[0-9]{{2}}-{_MONTH_DAY})?\\s*$"}
 # `search.query.parse_tree`: something besides white space, and no NUL byte.
 SEARCH_QUERY = {"type": "string", "pattern": "^[^\\x00]*\\S[^\\x00]*$"}
 

@@ -14,13 +14,13 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 from memoryui.store.gitrepo import wait_for_housekeeping
 from tests.api.realserver import ROOT, RealServer, free_port, is_worker
+from tests.waiting import wait_for
 
 SCOPES = ["alpha", "bravo", "charlie"]
 CLIENTS = 4
@@ -32,12 +32,6 @@ def git(ws: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=ws, capture_output=True, text=True,
                           check=True).stdout
 
-
-def wait_for(what: str, holds: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + DEADLINE
-    while not holds():
-        assert time.monotonic() < deadline, f"timed out waiting until {what}"
-        time.sleep(0.05)  # poll interval, not a pace
 
 
 class Stack:
@@ -121,30 +115,30 @@ def test_killed_worker_and_committer_lose_nothing_and_commit_each_write_once(tmp
     try:
         stack.start_committer()
         stack.start_uvicorn()
-        wait_for("the stack answers with a committer", lambda: stack.health().get("committer") == "ok")
+        wait_for("the stack answers with a committer", lambda: stack.health().get("committer") == "ok", timeout=DEADLINE)
         for t in threads:
             t.start()
-        wait_for("100 writes acknowledged", acked_at_least(100))
+        wait_for("100 writes acknowledged", acked_at_least(100), timeout=DEADLINE)
 
         victim = stack.worker_pids()[0]
         subprocess.run(["kill", "-KILL", str(victim)], check=True)
         wait_for("uvicorn replaced the worker",
-                 lambda: len(stack.worker_pids()) == 3 and victim not in stack.worker_pids())
-        wait_for("200 writes acknowledged", acked_at_least(200))
+                 lambda: len(stack.worker_pids()) == 3 and victim not in stack.worker_pids(), timeout=DEADLINE)
+        wait_for("200 writes acknowledged", acked_at_least(200), timeout=DEADLINE)
 
         assert stack.committer is not None
         stack.committer.kill()
         stack.committer.wait(DEADLINE)
         wait_for("/healthz says the committer is missing",
-                 lambda: stack.health().get("committer") == "missing")
+                 lambda: stack.health().get("committer") == "missing", timeout=DEADLINE)
         before = commits()
-        wait_for("the workers commit by themselves", lambda: commits() > before)
-        wait_for("300 writes acknowledged", acked_at_least(300))
+        wait_for("the workers commit by themselves", lambda: commits() > before, timeout=DEADLINE)
+        wait_for("300 writes acknowledged", acked_at_least(300), timeout=DEADLINE)
 
         stack.start_committer()
         wait_for("/healthz sees the committer again",
-                 lambda: stack.health().get("committer") == "ok")
-        wait_for("400 writes acknowledged", acked_at_least(400))
+                 lambda: stack.health().get("committer") == "ok", timeout=DEADLINE)
+        wait_for("400 writes acknowledged", acked_at_least(400), timeout=DEADLINE)
     finally:
         stop.set()
         for t in threads:

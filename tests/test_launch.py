@@ -13,10 +13,10 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from tests.api.realserver import COMMAND_TIMEOUT, ROOT, RealServer
+from tests.waiting import wait_for
 
 BREAK = """
 import os, sys
@@ -90,10 +90,7 @@ def test_the_committer_serve_started_stops_when_serve_is_killed(tmp_path):
     committer = int(out[0])
     try:
         os.kill(serve, signal.SIGKILL)
-        deadline = time.monotonic() + 120
-        while alive(committer):
-            assert time.monotonic() < deadline, "the committer outlived serve"
-            time.sleep(0.05)  # poll interval, not a pace
+        wait_for("the committer to stop once serve is gone", lambda: not alive(committer))
     finally:
         os.killpg(serve, signal.SIGKILL)  # the workers left behind
         server.proc.wait()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 
 import pytest
 
@@ -15,6 +14,7 @@ from memoryui.store.records import Record
 from memoryui.store.room import FullDiskBackoff
 from tests import fulldisk
 from tests.fulldisk import Disk
+from tests.waiting import wait_for
 
 small_disk = fulldisk.small_disk  # the fixture
 
@@ -135,12 +135,6 @@ def test_a_journal_record_cut_short_by_a_full_disk_leaves_no_torn_line(
         store.close()
 
 
-def wait_for(condition, what: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.01)
-
 
 def test_the_committer_backs_off_on_a_full_disk_and_logs_it_once(
         small_disk: Disk, caplog: pytest.LogCaptureFixture) -> None:
@@ -159,12 +153,12 @@ def test_the_committer_backs_off_on_a_full_disk_and_logs_it_once(
             caplog.clear()
             with caplog.at_level(logging.INFO, logger="memoryui.store"):
                 host.host_commits()
-                wait_for(lambda: backoff.failures >= 8, "eight failed ticks")
+                wait_for("eight failed ticks", lambda: backoff.failures >= 8)
                 texts = [r.getMessage() for r in caplog.records]
                 assert len(texts) == 1 and "is full" in texts[0], texts
                 small_disk.free()
-                wait_for(lambda: not host.git.has_uncommitted(), "the commit")
-                wait_for(lambda: not backoff.active, "the episode's end")
+                wait_for("the commit", lambda: not host.git.has_uncommitted())
+                wait_for("the episode's end", lambda: not backoff.active)
             texts = [r.getMessage() for r in caplog.records]
             assert len(texts) == 2 and "room again" in texts[1], texts
             assert authors(host) == ["agent:ops-bot"]

@@ -4,22 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 from memoryui.store import Store
 from tests.api.realserver import ROOT, RealServer
 from tests.sync.helpers import reflect
 from tests.sync_fixtures import git
-
-DEADLINE = 120.0  # bounds a hang on a busy machine; every wait returns once its condition holds
-
-
-def wait_for(what: str, condition) -> None:
-    end = time.monotonic() + DEADLINE
-    while not condition():
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.1)  # poll interval
+from tests.waiting import wait_for
 
 
 def test_serve_clones_then_syncs_in_the_background(tmp_path, native, daemon, bare) -> None:

@@ -20,12 +20,12 @@ import time
 import urllib.request
 from pathlib import Path
 
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Page, ViewportSize, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "screenshots"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-VIEWPORT = {"width": 1360, "height": 900}
+VIEWPORT: ViewportSize = {"width": 1360, "height": 900}
 
 
 def free_port() -> int:

@@ -262,9 +262,9 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     )
     DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
     # A file, not a server: a connection per request thread costs no one a client slot, and
-    # opening one (WAL setup, Django's SQL functions registered) was 0.35 ms of the 1.4 ms
-    # of CPU a /healthz took in a worker. Request threads are a fixed pool (MEMORYUI_THREADS
-    # per worker, memoryui/asgi.py), so each keeps its own connection for good.
+    # opening one (WAL setup, Django's SQL functions registered) costs a quarter of a
+    # /healthz. Request threads are a fixed pool (MEMORYUI_THREADS per worker,
+    # memoryui/pooled.py), so each keeps its own connection for good.
     DATABASES["default"]["CONN_MAX_AGE"] = None
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 

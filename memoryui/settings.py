@@ -161,7 +161,7 @@ MEMORYUI_THREADS = max(1, int(_env_number("MEMORYUI_THREADS", "16", int)))
 # Promoted text carries a dated marker linking back to its daily entry (`marker`), or nothing
 # (`none`); the commit's `Promoted-From` trailer is written either way.
 MEMORYUI_PROVENANCE = _env_choice("MEMORYUI_PROVENANCE", "marker", ("marker", "none"))
-# Secrets in written text (memoryui/secrets; README "Secrets"): `block` refuses an agent's
+# Secrets in written text (memoryui/secrets; docs/security.md): `block` refuses an agent's
 # write that adds one (people's writes are flagged), `flag` commits and flags every write,
 # `off` scans nothing.
 MEMORYUI_SECRETS = _env_choice("MEMORYUI_SECRETS", "block", ("block", "flag", "off"))
@@ -169,7 +169,7 @@ MEMORYUI_SECRETS = _env_choice("MEMORYUI_SECRETS", "block", ("block", "flag", "o
 # memoryui/review/similar.py, checked here.
 _env_number("MEMORYUI_SIMILAR", "0", int, maximum=100)
 
-# -- sync with a git remote (sync-core; README "Sync") --------------------------
+# -- sync with a git remote (docs/sync.md) --------------------------
 # Any URL git accepts; empty = no sync. Credentials: git's own (helper, SSH agent, URL token).
 MEMORYUI_REMOTE = os.environ.get("MEMORYUI_REMOTE", "").strip()
 MEMORYUI_REMOTE_BRANCH = os.environ.get("MEMORYUI_REMOTE_BRANCH", "").strip()  # "": remote's

@@ -69,7 +69,7 @@ def sync_config() -> RemoteConfig | None:
 
 
 def _bootstrap_sync() -> None:
-    """Clone into an empty workspace or check the histories relate (README "Sync").
+    """Clone into an empty workspace or check the histories relate (docs/sync.md).
 
     Raises SyncError when refused, or when an empty workspace cannot reach its remote; a
     workspace with history starts anyway when the remote is down (rounds check it later).

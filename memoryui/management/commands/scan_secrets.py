@@ -1,4 +1,4 @@
-"""Rebuild the flagged-secrets record by scanning every file once (README "Secrets")."""
+"""Rebuild the flagged-secrets record by scanning every file once (docs/security.md)."""
 
 from __future__ import annotations
 

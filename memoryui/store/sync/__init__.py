@@ -1,4 +1,4 @@
-"""Sync of the workspace with a git remote (issue 14, README "Sync"): plain Python, no Django.
+"""Sync of the workspace with a git remote (docs/sync.md): plain Python, no Django.
 
 One clone, one remote branch. `Syncer.round()` commits pending writes, fetches, integrates
 (daily logs entry by entry, other files three-way, conflicts kept local and recorded) and

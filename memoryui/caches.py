@@ -91,6 +91,14 @@ TOKENS: Shelf[tuple[Any, float, int]] = Shelf(LRUCache(maxsize=10_000))
 # only valid for the very node it was rendered from (web.templatetags.memoryui_browse).
 SCOPE_ROWS: Shelf[tuple[object, str]] = Shelf(LRUCache(maxsize=512))
 
+# The tools a layout offers: layout -> (registry size, {name: tool}), 16 layouts; a registry
+# that grew since makes it stale (tools.registry). Every agent call looks its tool up.
+TOOLS_BY_LAYOUT: Shelf[tuple[int, dict[str, Any]]] = Shelf(LRUCache(maxsize=16))
+
+# The configured workspace's real path: MEMORYUI_WORKSPACE -> resolved path, 16 of them;
+# never invalidated (memoryui.workspace: resolving it was a dozen system calls a request).
+WORKSPACE_PATHS: Shelf[Any] = Shelf(LRUCache(maxsize=16))
+
 # Similar-entry indexes (review.similar), all cleared by `similar.clear_caches`:
 # one file's paragraphs: (root, path) -> (stamp, index); a changed stamp makes it stale.
 SIMILAR_FILES: Shelf[tuple[tuple[float, int], Any]] = Shelf(LRUCache(maxsize=4096))

@@ -2,7 +2,7 @@
 feed reader holding an API token.
 
 Readers cannot sign in and most cannot send headers, so the token is taken from
-`Authorization: Bearer` or from `?token=` (that URL is then a secret: docs/security.md).
+`Authorization: Bearer` or from `?token=` (that URL is then a secret: docs/ui.md).
 The entries are the activity page's first page, with the same filters.
 """
 

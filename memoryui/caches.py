@@ -15,11 +15,11 @@ call in hot loops:
 - `web.links._pattern`, `area_root`: a URL name's reversed pattern (the URLconf is fixed).
 - `api.openapi_params`: the character classes of the OpenAPI name patterns.
 
-Caches kept elsewhere: `store.layout` (`keeps_name`, a pure memo), `store.gitrepo` (the log
-bytes a commit tick appends to), `store.dated` and `review.targets` (listings by folder
-stamp), `review.entries` (parsed daily logs by file stamp, rendered entries),
-`web.history.rowhtml` (commit row pieces) and `web.hierarchy` (the tree model and the
-sidebar's markup).
+Caches kept elsewhere: `store.layout` (`_name_ok`, a pure memo), `store.gitrepo` (the log
+bytes a commit tick appends to), `store.dated` (commit dates by HEAD), `review.targets` (a
+kind's files, kept by `store.kept`), `review.sources` (daily log paths), `review.entries`
+(parsed daily logs by file stamp, rendered entries), `web.history.rowhtml` (commit row
+pieces) and `web.hierarchy` (the tree model and the sidebar's markup).
 """
 
 from __future__ import annotations

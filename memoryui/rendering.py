@@ -2,7 +2,8 @@
 
 Memory files are written by agents and people we do not fully trust, so everything
 Python-Markdown emits (including raw HTML it passes through) is re-parsed and filtered by
-one bleach ``Cleaner`` configuration (an allow-list). Keep every HTML-producing path here.
+one nh3 ``Cleaner`` configuration (an allow-list; no ``style`` attribute, no CSS). Keep every
+HTML-producing path here.
 """
 
 from __future__ import annotations
@@ -13,22 +14,22 @@ import re
 import textwrap
 import threading
 import xml.etree.ElementTree as etree
-from collections import OrderedDict
 from collections.abc import Iterable
 
-import bleach
 import markdown
-from bleach.html5lib_shim import Filter
+import nh3
 from markdown.extensions import Extension
 from markdown.extensions.toc import slugify_unicode
 from markdown.treeprocessors import Treeprocessor
+
+from memoryui.caches import RENDERED, RENDERED_MAX_TEXT
 
 __all__ = ["marked_html", "render_limit", "render_markdown", "too_large"]
 
 log = logging.getLogger(__name__)
 
 # The most bytes of text a page renders or diffs (MEMORYUI_RENDER_LIMIT in settings.py).
-# Markdown, bleach and difflib take seconds of a worker per megabyte and grow the page with
+# Markdown, sanitizing and difflib take seconds of a worker per megabyte and grow the page with
 # it (a 50 MB file took 53 s to render and made a 110 MB editor page), so pages offer a
 # larger file raw and as a download instead.
 DEFAULT_RENDER_LIMIT = 1 << 20
@@ -126,48 +127,42 @@ _VALUES: dict[str, re.Pattern[str]] = {
 ALLOWED_PROTOCOLS = frozenset({"http", "https", "mailto"})
 
 
-def _allow_attribute(tag: str, name: str, value: str) -> bool:
-    """Decide one attribute; URL values are checked afterwards by bleach's protocol filter."""
+def _allow_attribute(tag: str, name: str, value: str) -> str | None:
+    """Decide one attribute (None drops it); URL values are checked afterwards against
+    ALLOWED_PROTOCOLS by nh3 itself."""
     if name == "class":
         pattern = _CLASSES.get(tag)
-        return bool(pattern) and all(pattern.fullmatch(c) for c in value.split())
+        return value if pattern and all(pattern.fullmatch(c) for c in value.split()) else None
     if name == "id":
-        return tag in _ID_TAGS and bool(_ID_RE.fullmatch(value))
-    if name not in _ATTRS.get(tag, ()):
-        return False
+        return value if tag in _ID_TAGS and _ID_RE.fullmatch(value) else None
+    if tag == "input":  # type and disabled are pinned below; checked keeps no value
+        return "" if name == "checked" else value
     pattern = _VALUES.get(name)
-    return pattern is None or bool(pattern.fullmatch(value.strip().lower()))
+    return value if pattern is None or pattern.fullmatch(value.strip().lower()) else None
 
 
-class _PostFilter(Filter):
-    """Runs after sanitizing: add ``rel`` to links and pin ``<input>`` to a disabled checkbox."""
+# Every attribute any rule above may keep, per tag; ``_allow_attribute`` then decides values.
+_CANDIDATES: dict[str, set[str]] = {
+    tag: set(_ATTRS.get(tag, ())) | ({"class"} if tag in _CLASSES else set())
+    | ({"id"} if tag in _ID_TAGS else set())
+    for tag in ALLOWED_TAGS
+}
+# An ``<input>`` is only ever a disabled checkbox (a task list item): its type and
+# ``disabled`` are set whatever the source says, only ``checked`` is taken from it.
+_CANDIDATES["input"] = {"checked"}
 
-    def __iter__(self):
-        for token in super().__iter__():
-            if token["type"] in ("StartTag", "EmptyTag"):
-                if token["name"] == "a":
-                    attrs = dict(token["data"])
-                    attrs[(None, "rel")] = "nofollow noopener"
-                    token["data"] = attrs
-                elif token["name"] == "input":
-                    attrs = {(None, "type"): "checkbox", (None, "disabled"): ""}
-                    if (None, "checked") in token["data"]:
-                        attrs[(None, "checked")] = ""
-                    token["data"] = attrs
-            yield token
-
-
-def _new_cleaner() -> bleach.Cleaner:
-    # Unknown tags are stripped (not escaped); their text, e.g. a <script>'s body, stays as
-    # escaped, inert text so a reviewer still sees that something was there.
-    return bleach.Cleaner(
-        tags=ALLOWED_TAGS,
-        attributes=_allow_attribute,
-        protocols=ALLOWED_PROTOCOLS,
-        strip=True,
-        strip_comments=True,
-        filters=[_PostFilter],
-    )
+# Unknown tags are stripped (not escaped); their text, a <script>'s or <style>'s body
+# included, stays as escaped, inert text so a reviewer still sees that something was there.
+_CLEANER = nh3.Cleaner(
+    tags=set(ALLOWED_TAGS),
+    clean_content_tags=set(),
+    attributes=_CANDIDATES,
+    attribute_filter=_allow_attribute,
+    strip_comments=True,
+    link_rel="nofollow noopener",
+    set_tag_attribute_values={"input": {"type": "checkbox", "disabled": ""}},
+    url_schemes=set(ALLOWED_PROTOCOLS),
+)
 
 
 # --------------------------------------------------------------------------- task lists
@@ -195,7 +190,7 @@ class _TaskListProcessor(Treeprocessor):
                 box = etree.Element("input", {"type": "checkbox", "disabled": "disabled"})
                 if match.group(1) in "xX":
                     box.set("checked", "checked")
-                box.tail = " " + holder.text[match.end() :]
+                box.tail = " " + (holder.text or "")[match.end() :]
                 holder.text = None
                 holder.insert(0, box)
                 li.set("class", "task-list-item")
@@ -306,60 +301,21 @@ def _markdown() -> markdown.Markdown:
     return md
 
 
-def _cleaner() -> bleach.Cleaner:
-    """One ``Cleaner`` per thread too: bleach documents its html5lib parser as not thread-safe."""
-    cleaner = getattr(_local, "cleaner", None)
-    if cleaner is None:
-        cleaner = _local.cleaner = _new_cleaner()
-    return cleaner
-
-
-class _RenderCache:
-    """Rendered HTML by source text, bounded in bytes: rendering is a pure function of the
-    text, and most pages show a file that has not changed since the last time (about half a
-    file page's cost on a MEMORY.md)."""
-
-    def __init__(self, max_bytes: int = 16 << 20, max_text: int = 512 << 10) -> None:
-        self.max_bytes, self.max_text = max_bytes, max_text
-        self._items: OrderedDict[str, str] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
-
-    def get(self, text: str) -> str | None:
-        with self._lock:
-            html_ = self._items.get(text)
-            if html_ is not None:
-                self._items.move_to_end(text)
-            return html_
-
-    def put(self, text: str, html_: str) -> None:
-        size = len(text) + len(html_)
-        if len(text) > self.max_text:
-            return
-        with self._lock:
-            if text in self._items:
-                return
-            self._items[text] = html_
-            self._bytes += size
-            while self._bytes > self.max_bytes:
-                old, old_html = self._items.popitem(last=False)
-                self._bytes -= len(old) + len(old_html)
-
-
-_rendered = _RenderCache()
-
-
 def render_markdown(text: str) -> str:
     """Render memory markdown to HTML that is safe to mark safe in a template; text over
     the render limit gets a notice instead (pages offer it raw)."""
     text = text or ""
     if too_large(text):
         return too_large_html(size_of(text))
-    cached = _rendered.get(text)
-    if cached is None:
-        cached = _render(text)
-        _rendered.put(text, cached)
-    return cached
+    # Most pages show a file that has not changed since the last time: rendering is about
+    # half a file page's cost on a MEMORY.md.
+    hit = RENDERED.get(text)
+    if hit is not None:
+        return hit[1]
+    rendered = _render(text)
+    if len(text) <= RENDERED_MAX_TEXT:
+        RENDERED.put(text, (text, rendered))
+    return rendered
 
 
 def _render(text: str) -> str:
@@ -374,7 +330,7 @@ def _render(text: str) -> str:
         rendered = f"<pre><code>{html.escape(body)}</code></pre>"
     finally:
         md.reset()
-    return _cleaner().clean(front + rendered)
+    return _CLEANER.clean(front + rendered)
 
 
 # --------------------------------------------------------------------------- search highlights
@@ -397,4 +353,4 @@ def marked_html(spans: Iterable[tuple[str, bool]]) -> str:
 def clean_html(fragment: str) -> str:
     """HTML assembled from rendered pieces (the prose diff's word marks), cleaned again by
     the same rules as `render_markdown`, so nothing built after rendering escapes them."""
-    return _cleaner().clean(fragment)
+    return _CLEANER.clean(fragment)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from memoryui.caches import WORKSPACE_PATHS
 from memoryui.rendering import render_limit
 from memoryui.search import IndexBase, SearchUnavailable, index_path, open_index
 from memoryui.store import Store, diffs
@@ -23,16 +24,14 @@ _index: IndexBase | None = None
 _lock = threading.Lock()
 
 
-_resolved: dict[Path, Path] = {}  # MEMORYUI_WORKSPACE -> its real path, resolved once
-
-
 def _workspace() -> Path:
     """The configured workspace's real path (resolving it at every request was a dozen
     system calls on every view's path, /healthz's included)."""
     configured = settings.MEMORYUI_WORKSPACE
-    real = _resolved.get(configured)
+    real = WORKSPACE_PATHS.get(configured)
     if real is None:
-        real = _resolved[configured] = Path(configured).resolve()
+        real = Path(configured).resolve()
+        WORKSPACE_PATHS.put(configured, real)
     return real
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Callable
 from functools import wraps
@@ -14,6 +13,7 @@ from django.db.models.signals import post_delete, post_save
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 
+from memoryui.caches import TOKENS
 from memoryui.models import Token, hash_token
 from memoryui.throttle import Throttled, check_token_address, token_failed
 
@@ -50,9 +50,8 @@ def bearer(request: HttpRequest) -> str | None:
 # largest piece of an API request after the tool itself (a connection and a query). Tokens
 # are kept for MEMORYUI_TOKEN_CACHE seconds; a token created, changed or revoked in this
 # instance bumps a generation file every worker checks (one stat), so a revocation here
-# takes effect at once, and one made by another instance sharing the database within the TTL.
-_cache: dict[str, tuple[Token, float, int]] = {}
-_cache_lock = threading.Lock()
+# takes effect at once, and one made by another instance sharing the database within the TTL
+# (the tokens are kept in `caches.TOKENS`).
 
 
 def _generation_file() -> str:
@@ -74,8 +73,7 @@ def bump_generation(**_: object) -> None:
         path.write_text(f"{time.time_ns()}\n")
     except OSError:
         pass
-    with _cache_lock:
-        _cache.clear()
+    TOKENS.clear()
 
 
 post_save.connect(bump_generation, sender=Token, dispatch_uid="memoryui-token-gen-save")
@@ -87,7 +85,7 @@ def _cached(raw: str) -> Token | None:
     ttl = settings.MEMORYUI_TOKEN_CACHE
     if ttl <= 0:
         return None
-    hit = _cache.get(hash_token(raw))
+    hit = TOKENS.get(hash_token(raw))
     if hit is not None and hit[2] == _generation() and time.monotonic() - hit[1] < ttl:
         return hit[0]
     return None
@@ -99,13 +97,10 @@ def _authenticate(raw: str) -> Token | None:
         return Token.authenticate(raw)
     key, now, gen = hash_token(raw), time.monotonic(), _generation()
     tok = Token.authenticate(raw)
-    with _cache_lock:
-        if tok is None:
-            _cache.pop(key, None)
-        else:
-            if len(_cache) > 10_000:
-                _cache.clear()
-            _cache[key] = (tok, now, gen)
+    if tok is None:
+        TOKENS.pop(key)
+    else:
+        TOKENS.put(key, (tok, now, gen))
     return tok
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from typing import TypeVar
 
 from rapidfuzz import fuzz
 
+from memoryui.caches import SIMILAR_FILES, SIMILAR_GROUPS, SIMILAR_INDEXES
 from memoryui.store import InvalidName, Kind, Store, walk
 from memoryui.store.promote import fence_map
 
@@ -191,16 +191,12 @@ def group(items: Sequence[T], text: Callable[[T], str], cutoff: int | None = Non
     return groups
 
 
-_grouped: dict[tuple, list[int]] = {}
-
-
 def group_ids(token: tuple, items: Sequence[T], text: Callable[[T], str], cutoff: int
               ) -> list[int]:
     """`group` as one group number per item, kept while `token` (say, the stamps of the
     files the items come from, in this order) is the same."""
     key = (token, cutoff, len(items))
-    with _lock:
-        hit = _grouped.get(key)
+    hit = SIMILAR_GROUPS.get(key)
     if hit is not None:
         return hit
     position = {id(it): n for n, it in enumerate(items)}
@@ -208,10 +204,7 @@ def group_ids(token: tuple, items: Sequence[T], text: Callable[[T], str], cutoff
     for g, members in enumerate(group(items, text, cutoff)):
         for it in members:
             ids[position[id(it)]] = g
-    with _lock:
-        if len(_grouped) > 16:
-            _grouped.clear()
-        _grouped[key] = ids
+    SIMILAR_GROUPS.put(key, ids)
     return ids
 
 
@@ -260,16 +253,10 @@ class _FileIndex:
         self.rows = [(line, normalise(p)) for line, p in paragraphs(text)]
 
 
-_files: dict[tuple[str, str], tuple[tuple[float, int], _FileIndex]] = {}
-_combined: dict[tuple, tuple[_Blocks, list[tuple[str, int]]]] = {}
-_lock = threading.Lock()
-
-
 def clear_caches() -> None:
-    with _lock:
-        _files.clear()
-        _combined.clear()
-        _grouped.clear()
+    SIMILAR_FILES.clear()
+    SIMILAR_INDEXES.clear()
+    SIMILAR_GROUPS.clear()
     normalise.cache_clear()
     _wordset.cache_clear()
     _idents.cache_clear()
@@ -277,8 +264,7 @@ def clear_caches() -> None:
 
 def _file_index(store: Store, path: str, stamp: tuple[float, int]) -> _FileIndex | None:
     key = (str(store.root), path)
-    with _lock:
-        hit = _files.get(key)
+    hit = SIMILAR_FILES.get(key)
     if hit and hit[0] == stamp:
         return hit[1]
     try:
@@ -288,10 +274,7 @@ def _file_index(store: Store, path: str, stamp: tuple[float, int]) -> _FileIndex
     if data is None:
         return None
     idx = _FileIndex(path, data.decode("utf-8", "replace"))
-    with _lock:
-        if len(_files) > 4096:
-            _files.clear()
-        _files[key] = (stamp, idx)
+    SIMILAR_FILES.put(key, (stamp, idx))
     return idx
 
 
@@ -328,8 +311,7 @@ def shared_files(store: Store) -> list[tuple[str, tuple[float, int]]]:
 def _index(store: Store, files: list[tuple[str, tuple[float, int]]]
            ) -> tuple[_Blocks, list[tuple[str, int]]]:
     key = (str(store.root), tuple(files))
-    with _lock:
-        hit = _combined.get(key)
+    hit = SIMILAR_INDEXES.get(key)
     if hit:
         return hit
     rows: list[tuple[str, int, str]] = []
@@ -341,10 +323,7 @@ def _index(store: Store, files: list[tuple[str, tuple[float, int]]]
     for _p, _l, norm in rows:
         blocks.add(norm)
     built = (blocks, [(p, line) for p, line, _n in rows])
-    with _lock:
-        if len(_combined) > 64:
-            _combined.clear()
-        _combined[key] = built
+    SIMILAR_INDEXES.put(key, built)
     return built
 
 

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from memoryui.caches import TOOLS_BY_LAYOUT
 from memoryui.store import Actor, Store, StoreError
 
 
@@ -109,9 +110,6 @@ def tool(name: str, *, dialect: str, description: str, schema: dict, layouts: se
 
 
 _loaded = False
-# layout -> (registry size it was chosen from, name -> tool): every agent call looks its
-# tool up, and choosing anew walked the whole registry (and an import statement) each time.
-_chosen: dict[str, tuple[int, dict[str, Tool]]] = {}
 
 
 def _load() -> None:
@@ -127,7 +125,7 @@ def _load() -> None:
 def _chosen_for(layout: str) -> dict[str, Tool]:
     """Tools offered in a layout by name (a layout's own dialect wins a name clash)."""
     _load()
-    kept = _chosen.get(layout)
+    kept = TOOLS_BY_LAYOUT.get(layout)
     if kept is not None and kept[0] == len(_REGISTRY):
         return kept[1]
     chosen: dict[str, Tool] = {}
@@ -137,7 +135,7 @@ def _chosen_for(layout: str) -> dict[str, Tool]:
         if t.name in chosen and chosen[t.name].dialect == layout:
             continue
         chosen[t.name] = t
-    _chosen[layout] = (len(_REGISTRY), chosen)
+    TOOLS_BY_LAYOUT.put(layout, (len(_REGISTRY), chosen))
     return chosen
 
 

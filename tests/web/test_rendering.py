@@ -256,7 +256,7 @@ def test_brackets_elsewhere_are_not_tasks() -> None:
 def test_raw_input_is_forced_to_disabled_checkbox() -> None:
     out = render_markdown('<input type="text" value="x" name="q">')
     (tag, attrs), *_ = [t for t in _tags(out) if t[0] == "input"]
-    assert dict(attrs) == {"type": "checkbox", "disabled": None}
+    assert dict(attrs) == {"type": "checkbox", "disabled": ""}
 
 
 def test_headings_get_prefixed_unique_ids() -> None:
@@ -370,21 +370,30 @@ def test_thread_safety() -> None:
     assert not errors
 
 
-def test_render_cache_is_bounded_and_never_serves_another_text() -> None:
+def test_render_cache_is_bounded_and_never_serves_another_text(monkeypatch) -> None:
     """Rendered HTML is remembered by its source text: a changed text renders anew, the
     oldest entries go once the byte bound is reached, and huge texts are never kept."""
-    from memoryui.rendering import _RenderCache
+    from cachetools import LRUCache
 
-    cache = _RenderCache(max_bytes=100, max_text=40)
-    cache.put("a" * 20, "<p>" + "a" * 20 + "</p>")  # 47 bytes
-    cache.put("b" * 20, "<p>" + "b" * 20 + "</p>")  # 94 in all
-    assert cache.get("a" * 20) == "<p>" + "a" * 20 + "</p>"  # now the newest
-    cache.put("c" * 20, "<p>" + "c" * 20 + "</p>")  # over 100: the oldest ("b") goes
+    from memoryui import caches, rendering
+
+    cache = caches.Shelf(LRUCache(maxsize=100, getsizeof=caches._text_and_html))
+    monkeypatch.setattr(rendering, "RENDERED", cache)
+    monkeypatch.setattr(rendering, "RENDERED_MAX_TEXT", 40)
+
+    def put(text: str) -> None:
+        cache.put(text, (text, "<p>" + text + "</p>"))
+
+    put("a" * 20)  # 47 bytes
+    put("b" * 20)  # 94 in all
+    assert cache.get("a" * 20) == ("a" * 20, "<p>" + "a" * 20 + "</p>")  # now the newest
+    put("c" * 20)  # over 100: the oldest ("b") goes
     assert cache.get("b" * 20) is None
     assert cache.get("a" * 20) and cache.get("c" * 20)
-    cache.put("d" * 41, "<p>d</p>")
+    render_markdown("d" * 41)
     assert cache.get("d" * 41) is None
     first = render_markdown("# Title\n\n- one\n")
+    assert cache.get("# Title\n\n- one\n") == ("# Title\n\n- one\n", first)
     assert render_markdown("# Title\n\n- one\n") == first
     assert "two" in render_markdown("# Title\n\n- one\n- two\n")
 

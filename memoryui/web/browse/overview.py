@@ -8,15 +8,15 @@ millisecond. Query strings are read by `OverviewQuery` (bad values fall back to 
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
+from django.core.paginator import Page, Paginator
 from django.utils import timezone
 
 from memoryui import review
+from memoryui.caches import REVIEW_COUNTS
 from memoryui.review.state import LEDGER
 from memoryui.store import Kind, Store
 
@@ -25,7 +25,6 @@ SCOPE_SORTS = ("name", "last", "size", "review")
 WORLD_SORTS = ("name", "last", "size")
 # Which way a column sorts when first clicked: names A-Z, numbers and times biggest first.
 FIRST_DIRECTION = {"name": "", "last": "-", "size": "-", "review": "-"}
-REVIEW_TTL = 10.0  # seconds the per-scope review counts are kept (same HEAD)
 
 
 def _last_time(row: object) -> float:
@@ -37,11 +36,9 @@ class Listing:
     """One table's page: its rows and everything its links and pager need."""
 
     prefix: str  # "" for scopes, "w" for world topics: the query parameters' prefix
-    rows: list
-    total: int  # rows matching the filter
+    shown: Page  # this page of the rows matching the filter
+    rows: list  # its rows, as the table draws them
     count_all: int  # rows before filtering
-    page: int
-    pages: int
     q: str
     sort: str  # "size" ascending, "-size" descending
     default_sort: str
@@ -52,12 +49,24 @@ class Listing:
         return self.sort.lstrip("-")
 
     @property
+    def total(self) -> int:
+        return self.shown.paginator.count
+
+    @property
+    def page(self) -> int:
+        return self.shown.number
+
+    @property
+    def pages(self) -> int:
+        return self.shown.paginator.num_pages
+
+    @property
     def first(self) -> int:
-        return (self.page - 1) * PER_PAGE + 1 if self.total else 0
+        return self.shown.start_index()
 
     @property
     def last(self) -> int:
-        return min(self.page * PER_PAGE, self.total)
+        return self.shown.end_index()
 
     def link(self, **over: object) -> str:
         """A query string with this table's parameters changed (defaults left out)."""
@@ -75,11 +84,12 @@ class Listing:
 
     @property
     def prev_link(self) -> str | None:
-        return self.link(page=self.page - 1) if self.page > 1 else None
+        return self.link(page=self.shown.previous_page_number()) \
+            if self.shown.has_previous() else None
 
     @property
     def next_link(self) -> str | None:
-        return self.link(page=self.page + 1) if self.page < self.pages else None
+        return self.link(page=self.shown.next_page_number()) if self.shown.has_next() else None
 
     def header(self, key: str) -> dict[str, str]:
         """A column header's sort link, arrow and aria-sort value."""
@@ -109,34 +119,27 @@ def listing(rows: Sequence, *, prefix: str, q: str, sort: str, page: int, defaul
     key = keys[sort.lstrip("-")]
     found.sort(key=lambda r: (r.name or "").casefold())  # ties keep name order
     found.sort(key=key, reverse=sort.startswith("-"))
-    pages = max(1, -(-len(found) // PER_PAGE))
-    page = min(max(1, page), pages)
-    start = (page - 1) * PER_PAGE
-    return Listing(prefix, found[start:start + PER_PAGE], len(found), len(rows), page, pages,
-                   q, sort, default_sort, query)
-
-
-_review_cache: dict[str, tuple[float, str | None, dict[str, int]]] = {}
-_review_lock = threading.Lock()
+    paginator = Paginator(found, PER_PAGE)  # a page out of range shows the nearest one
+    shown = paginator.page(min(max(1, page), paginator.num_pages))
+    return Listing(prefix, shown, list(shown), len(rows), q, sort, default_sort, query)
 
 
 def review_counts(store: Store) -> dict[str, int]:
     """Undecided daily-log entries per scope over the review queue's default window.
 
-    The default queue's counts (`review.undecided_counts`), kept while HEAD does not move:
+    The default queue's counts (`review.undecided_counts`), kept 10 s while HEAD does not move (`caches.REVIEW_COUNTS`):
     the overview is opened often and the queue reads the week's logs (parsed ones are
     cached by mtime).
     """
     if not store.layout.supports(Kind.DAILY):
         return {}
-    key, head, now = str(store.root), store.head(), time.monotonic()
-    cached = _review_cache.get(key)
-    if cached and cached[1] == head and now - cached[0] < REVIEW_TTL:
-        return cached[2]
+    key, head = str(store.root), store.head()
+    cached = REVIEW_COUNTS.get(key)
+    if cached and cached[0] == head:
+        return cached[1]
     filters = review.Filters.default(timezone.localdate())
     counts = review.undecided_counts(store, LEDGER, filters.since, filters.until)
-    with _review_lock:
-        _review_cache[key] = (now, head, counts)
+    REVIEW_COUNTS.put(key, (head, counts))
     return counts
 
 

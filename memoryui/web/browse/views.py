@@ -6,8 +6,6 @@ in `editor.py`. Query strings are read by the forms in `forms.py`.
 
 from __future__ import annotations
 
-import threading
-import time
 from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse
@@ -15,6 +13,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import content_disposition_header
 
+from memoryui.caches import PENDING_COUNTS
 from memoryui.rendering import render_limit, render_markdown, too_large
 from memoryui.roles import ADMIN, CURATOR, VIEWER, has_role, require_role
 from memoryui.store import Kind, Store, parse_daily, version_of
@@ -84,24 +83,18 @@ def overview(request: HttpRequest) -> HttpResponse:
     return vary(response)
 
 
-_pending_cache: dict[str, tuple[float, str | None, int]] = {}
-_pending_lock = threading.Lock()
-PENDING_TTL = 10.0
-
-
 @require_role(VIEWER)
 @web_errors
 def pending_count(request: HttpRequest) -> HttpResponse:
     """Fragment: how many files changed outside memoryui (`git status`, cached briefly)."""
     store = get_store()
-    key, head, now = str(store.root), store.head(), time.monotonic()
-    cached = _pending_cache.get(key)
-    if cached and cached[1] == head and now - cached[0] < PENDING_TTL:
-        count = cached[2]
+    key, head = str(store.root), store.head()
+    cached = PENDING_COUNTS.get(key)
+    if cached and cached[0] == head:
+        count = cached[1]
     else:
         count = len(store.pending())
-        with _pending_lock:
-            _pending_cache[key] = (now, head, count)
+        PENDING_COUNTS.put(key, (head, count))
     return render(request, T + "_pending_count.html", {"count": count})
 
 

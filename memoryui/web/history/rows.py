@@ -170,6 +170,9 @@ def by_day(rows: list[CommitRow]) -> list[tuple[dt.date, list[CommitRow]]]:
 
 
 def pager(request: HttpRequest, page: int, has_next: bool) -> dict:
+    """Previous and next links of a history page (`?page=`). Not Django's Paginator: it needs
+    the count of every commit, a walk of the whole log; a page reads one commit past its
+    end instead (`has_next`)."""
     def to(n: int) -> str:
         q = request.GET.copy()
         q["page"] = str(n)

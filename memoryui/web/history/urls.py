@@ -2,7 +2,18 @@
 
 from django.urls import path
 
-from . import activity, blame, commit, compare, context, file_history, pending, restore, revert
+from . import (
+    activity,
+    blame,
+    commit,
+    compare,
+    context,
+    feed,
+    file_history,
+    pending,
+    restore,
+    revert,
+)
 
 urlpatterns = [
     path("history/<path:path>", file_history.file_history, name="file_history"),
@@ -17,7 +28,7 @@ urlpatterns = [
     path("restore/<path:path>", restore.restore, name="restore"),
     path("commit/<str:sha>/revert", revert.revert_commit, name="revert_commit"),
     path("activity/", activity.activity, name="activity"),
-    path("activity.atom", activity.activity_atom, name="activity_atom"),
+    path("activity.atom", feed.activity_atom, name="activity_atom"),
     path("pending/", pending.pending, name="pending"),
     path("pending/diff/<path:path>", pending.pending_diff, name="pending_diff"),
     path("pending/commit", pending.pending_commit, name="pending_commit"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 
 from memoryui.rendering import marked_html
@@ -93,9 +94,12 @@ def search(request: HttpRequest) -> HttpResponse:
     params = {k: v for k, v in (("q", q), *raw.items()) if v}
     pages = {}
     if results is not None:
+        # The index fetches one page of hits and counts them all in one query: the pages
+        # are over the result positions, at most MAX_PAGE of them.
+        positions = Paginator(range(min(results.total, MAX_PAGE * PAGE_SIZE)), PAGE_SIZE)
         if page > 1:
             pages["prev"] = "?" + urlencode({**params, "page": page - 1})
-        if results.total > page * PAGE_SIZE and page < MAX_PAGE:
+        if page < positions.num_pages:
             pages["next"] = "?" + urlencode({**params, "page": page + 1})
     ctx = {
         "form": form, "valid": valid, "q": q, "scope": raw["scope"], "kind": raw["kind"],

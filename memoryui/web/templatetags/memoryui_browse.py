@@ -20,6 +20,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from memoryui.caches import SCOPE_ROWS
 from memoryui.roles import ADMIN, CURATOR, has_role
 from memoryui.store import Store
 from memoryui.store.layout import KIND_LABELS, Address, Kind, Layout
@@ -128,30 +129,25 @@ def budget(b: object, fallback: str = "") -> str:
         b.state, b.label, b.meter, b.percent, b.text, over)
 
 
-# Rendered scope rows by (node identity, review count, kinds, review url, "… ago" text): a
-# hierarchy's nodes never change once built (a change copies the node it touches), so a
-# row is rendered again only when its scope changed, its review count did or its age text.
-# Only the rows of the last table rendered are kept (their nodes stay alive meanwhile).
-_rows: dict[tuple, tuple[object, str]] = {}
 
 
 @register.simple_tag
 def scope_rows(rows: list, kinds: frozenset, review_url: str) -> str:
     """The overview's scope table rows (`_overview_scopes.html` has the header): written
     here because 50 rows of a dozen cells each were most of the overview's render time,
-    and kept per scope (`_rows`): at 50 scopes rendering them was still 40 % of it."""
-    global _rows
-    out, kept = [], {}
+    and kept per scope (`caches.SCOPE_ROWS`): at 50 scopes rendering them was still 40 % of
+    it. A row is rendered again only when its scope changed (a change copies the node it
+    touches), its review count did or its age text."""
+    out = []
     for r in rows:
         s = r.node
         key = (id(s), r.review, kinds, review_url,
                timefmt.ago(getattr(s.last, "time", 0)) if s.last else "")
-        row = _rows.get(key)
+        row = SCOPE_ROWS.get(key)
         if row is None or row[0] is not s:
             row = (s, _scope_row(r, kinds, review_url))
-        kept[key] = row
+            SCOPE_ROWS.put(key, row)
         out.append(row[1])
-    _rows = kept
     return mark_safe("".join(out))
 
 

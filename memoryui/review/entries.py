@@ -19,8 +19,8 @@ from memoryui.rendering import render_markdown
 from memoryui.store import Entry, InvalidName, Kind, Store, names, parse_daily, walk
 from memoryui.store.kept import put
 
+from .decisions import Decision, PromotionRecord
 from .errors import ReviewError
-from .ledger import Decision, PromotionRecord
 
 Stamp = tuple[float, int]  # (mtime, size) of a daily log: re-parse when it changes
 

@@ -3,68 +3,22 @@
 Decisions about entries (promoted, dismissed) and promotions live in a database; the
 domain only talks to this protocol, so every other module of the package stays plain
 Python. `memoryui.review.state.OrmLedger` is the one implementation (Django's ORM); views
-and commands pass it in. A promotion is also written to git (`Promoted-From` trailers), so
-the ledger's promotions can always be rebuilt from history (`rebuild`).
+and commands pass it in. The shapes it hands back are in `decisions`. A promotion is also
+written to git (`Promoted-From` trailers), so the ledger's promotions can always be rebuilt
+from history (`rebuild`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from .entries import Item
+from .decisions import DISMISSED, PROMOTED, Decision, FoundPromotion, PromotionRecord, Ref
+from .entries import Item
 
-PROMOTED, DISMISSED = "promoted", "dismissed"
-
-Ref = tuple[str, str]  # (daily log path, entry id)
-
-
-class PromotionRecord(Protocol):
-    """One promotion: its commit on the target, and its undo if any."""
-
-    pk: int
-    target_path: str
-    target_kind: str
-    commit_sha: str
-    created_by: str
-    created_at: dt.datetime
-    undo_commit_sha: str
-    undone_by: str
-    undone_at: dt.datetime | None
-
-
-class Decision(Protocol):
-    """What a lead decided about one entry."""
-
-    path: str
-    entry_id: str
-    scope: str
-    date: str
-    status: str  # PROMOTED or DISMISSED
-    reviewed_by: str
-    reviewed_at: dt.datetime
-
-    @property
-    def promotion(self) -> PromotionRecord | None: ...
-
-
-@dataclass
-class FoundPromotion:
-    """A promotion as history tells it: a commit with `Promoted-From` trailers."""
-
-    commit_sha: str
-    target_path: str
-    target_kind: str
-    created_by: str
-    created_at: dt.datetime
-    refs: list[tuple[Ref, str, str]] = field(default_factory=list)  # (ref, scope, date)
-    undo_commit_sha: str = ""
-    undone_by: str = ""
-    undone_at: dt.datetime | None = None
-
+__all__ = ["DISMISSED", "PROMOTED", "Decision", "FoundPromotion", "Ledger", "PromotionRecord",
+           "Ref"]
 
 class Ledger(Protocol):
     """The review state store. Every method is one transaction."""

@@ -29,7 +29,7 @@ from rapidfuzz import fuzz
 
 from memoryui.caches import SIMILAR_FILES, SIMILAR_GROUPS, SIMILAR_INDEXES
 from memoryui.store import InvalidName, Kind, Store, walk
-from memoryui.store.promote import fence_map
+from memoryui.store.mdblocks import fence_map
 
 from .entries import stamp_of
 from .targets import kind_files

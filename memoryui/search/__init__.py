@@ -8,7 +8,8 @@ The package, by job:
 - `query`: the search language (parser, QueryError pointing at the place);
 - `filters`: scope, kind, dates and visibility, checked;
 - `documents`: files as documents, read through the store's walker, with git's change times;
-- `updater`: keeping an index current (listener, background drain, catch-up, rebuild);
+- `indexer`, `updater`: keeping an index current (indexing, catch-up scan, rebuild; the
+  listener, background drain and when each runs);
 - `base`, `sqlite`, `postgres`: searching, and the two storage backends;
 - `snippets`, `results`: highlights as (text, is_match) spans, hits.
 Plain Python: no Django here; HTML is made in `memoryui.rendering`.

@@ -2,17 +2,16 @@
 
 The tools (zerostack's 32 KiB read cap), the UI's size meters and the file page's
 "agents see everything above this mark" all ask this module, so the numbers and the
-exact notices a framework appends are written once. Kinds are compared by value
-(`Kind` is a StrEnum), which keeps this module free of a layout import.
+exact notices a framework appends are written once. Layouts name their budgets from here,
+so a cut knows a layout only by its key.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from .layout import Kind, Layout
+from .kinds import Kind
 
 DAGU_MAX_LINES = 200  # Dagu truncateToMaxLines: strings.Split(content, "\n"), > 200 elements
 DAGU_MARKER = "\n[... truncated at 200 lines. Use read tool for full file: {path}]"
@@ -102,7 +101,14 @@ class Cut:
         return text[: self.offset] + self.marker.replace("{path}", path)
 
 
-def cut(layout: Layout | str, kind: Kind | str | None, text: str) -> Cut | None:
+class Keyed(Protocol):
+    """A layout, as far as a cut needs one."""
+
+    @property
+    def key(self) -> str: ...
+
+
+def cut(layout: Keyed | str, kind: Kind | str | None, text: str) -> Cut | None:
     """The cut an agent's framework applies to this file in this layout, if any."""
     key = layout if isinstance(layout, str) else layout.key
     if kind is None:
@@ -132,16 +138,16 @@ def cut(layout: Layout | str, kind: Kind | str | None, text: str) -> Cut | None:
         return found
     if key == "jutul" and kind == "memory":
         parts = text.split("\n")
-        offset = None
+        end: int | None = None
         if count_lines(text) > INDEX_MAX_LINES:
-            offset = len("\n".join(parts[:INDEX_MAX_LINES]))
+            end = len("\n".join(parts[:INDEX_MAX_LINES]))
         data = text.encode()
         if len(data) > INDEX_MAX_BYTES:
             by_bytes = len(truncate_bytes(text, INDEX_MAX_BYTES))
-            offset = by_bytes if offset is None else min(offset, by_bytes)
-        if offset is None:
+            end = by_bytes if end is None else min(end, by_bytes)
+        if end is None:
             return None
-        return _make_cut(text, offset, hard=False,
+        return _make_cut(text, end, hard=False,
                          rule="jutul loads the whole index, but an index should stay within "
                               "200 lines / 25 KB (Claude Code cuts its MEMORY.md there)")
     return None

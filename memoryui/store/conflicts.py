@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .promote import fence_map
+from .mdblocks import fence_map
 
 _OPEN = re.compile(r"<{7}(?: (.*))?")
 _BASE = re.compile(r"\|{7}(?: (.*))?")

@@ -7,125 +7,21 @@ pending-change attribution and the tools can never disagree.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import re
 import sys
-from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 
 from . import names, walk
 from .budgets import DAGU_MAX_LINES, INDEX_MAX_BYTES, INDEX_MAX_LINES, ZEROSTACK_MAX_BYTES, Budget
 from .errors import InvalidName
+from .kinds import KIND_LABELS, SHARED_KINDS, Address, Kind
+from .patterns import NAME_CHECKS, Pattern, name_ok, pathspec
 
-
-class Kind(StrEnum):
-    WORLD = "world"
-    GLOBAL = "global"
-    MEMORY = "memory"
-    DAILY = "daily"
-    NOTE = "note"
-    SCRATCHPAD = "scratchpad"
-    SKILL = "skill"
-    DIRECTIVE = "directive"
-
-
-# Kinds outside any scope that every agent's framework loads: readable by every scope token.
-SHARED_KINDS = frozenset({Kind.WORLD, Kind.GLOBAL, Kind.SKILL, Kind.DIRECTIVE})
-
-KIND_LABELS = {
-    Kind.WORLD: "World topic",
-    Kind.GLOBAL: "Global memory",
-    Kind.MEMORY: "MEMORY.md",
-    Kind.DAILY: "Daily log",
-    Kind.NOTE: "Note",
-    Kind.SCRATCHPAD: "Scratchpad",
-    Kind.SKILL: "Skill",
-    Kind.DIRECTIVE: "Directive",
-}
-
-
-@dataclass(frozen=True, order=True)
-class Address:
-    """A logical place in the workspace: kind, owning scope (if any) and name (if any)."""
-
-    kind: Kind
-    scope: str | None = None
-    name: str | None = None
-
-
-@functools.lru_cache(maxsize=65536)
-def _name_ok(kind: Kind, name: str) -> bool:
-    """A name the kind's rule keeps as it is (cached: a workspace repeats its 365 dates
-    across hundreds of scopes, and listing 200k paths checked each one again)."""
-    check = _NAME_CHECKS.get(kind)
-    try:
-        return not check or check(name) == name
-    except InvalidName:
-        return False
-
-
-_NAME_CHECKS = {
-    Kind.WORLD: names.validate_world_topic,
-    Kind.DAILY: names.validate_date,
-    Kind.NOTE: names.validate_note_name,
-    Kind.SKILL: names.validate_skill_name,
-    Kind.DIRECTIVE: names.validate_note_name,
-}
-
-
-@dataclass(frozen=True)
-class _Pattern:
-    kind: Kind
-    template: str  # e.g. "agents/{scope}/memory/daily/{name}.md"
-    regex: re.Pattern[str]
-
-    @classmethod
-    def make(cls, kind: Kind, template: str) -> _Pattern:
-        rx = re.escape(template)
-        rx = rx.replace(re.escape("{scope}"), r"(?P<scope>[A-Za-z0-9_-]{1,64})")
-        rx = rx.replace(re.escape("{name}"), r"(?P<name>[^/]+)")
-        return cls(kind, template, re.compile(f"^{rx}$"))
-
-    @functools.cached_property
-    def split(self) -> tuple[re.Pattern[str], re.Pattern[str]]:
-        """The regex of the template's folder and of its last component: `{scope}` and
-        `{name}` never span a "/", so a path matches `regex` exactly when its folder and
-        its file name match these (`Layout.address` matches a folder once for its files)."""
-        folder, _, base = self.template.rpartition("/")
-        return _Pattern.make(self.kind, folder).regex, _Pattern.make(self.kind, base).regex
-
-    @functools.cached_property
-    def fixed(self) -> tuple[tuple[int, str], ...]:
-        """(position, name) of the template's literal path components."""
-        return tuple((i, part) for i, part in enumerate(self.template.split("/"))
-                     if "{" not in part)
-
-    @property
-    def scoped(self) -> bool:
-        return "{scope}" in self.template
-
-    @property
-    def named(self) -> bool:
-        return "{name}" in self.template
-
-    def glob(self, scope: str | None = None) -> str:
-        g = self.template.replace("{scope}", scope or "*")
-        return g.replace("{name}", "*")
-
-
-def _pathspec(p: _Pattern, scope: str | None) -> str:
-    """A literal path or folder where possible: git's Bloom filters skip glob pathspecs,
-    which made kind-filtered history about 6x slower on a 20k-commit workspace."""
-    template = p.template.replace("{scope}", scope) if scope else p.template
-    if "{" not in template:
-        return f":(literal){template}"
-    head, _, tail = template.partition("{")
-    if "{" not in tail and "/" not in tail.split("}", 1)[1] and head.endswith("/"):
-        return f":(literal){head}"  # `dir/{name}.md`: the folder holds only this kind
-    return ":(glob)" + p.glob(scope)
+__all__ = ["DAGU", "DURAGENT", "FOLDERS_KEPT", "JUTUL", "KIND_LABELS", "LAYOUTS", "SHARED_KINDS",
+           "ZEROSTACK", "Address", "Kind", "Layout", "get_layout", "jutul_workspace_hash",
+           "zerostack_project_slug"]
 
 
 FOLDERS_KEPT = 100_000  # folders whose matching patterns a layout keeps (`_in_folder`)
@@ -138,7 +34,7 @@ class Layout:
     title: str = ""
     scope_term: str = "scope"
     scope_container: str = ""  # folder whose sub-folders are the scopes
-    patterns: tuple[_Pattern, ...] = ()
+    patterns: tuple[Pattern, ...] = ()
     budgets: dict[Kind, Budget] = {}
 
     # -- addresses -> paths -------------------------------------------------
@@ -152,7 +48,7 @@ class Layout:
     def supports(self, kind: Kind) -> bool:
         return any(p.kind == kind for p in self.patterns)
 
-    def _pattern_for(self, kind: Kind, scoped: bool) -> _Pattern:
+    def _pattern_for(self, kind: Kind, scoped: bool) -> Pattern:
         for p in self.patterns:
             if p.kind == kind and p.scoped == scoped:
                 return p
@@ -167,7 +63,7 @@ class Layout:
         if pat.scoped:
             values["scope"] = names.validate_scope(addr.scope)
         if pat.named:
-            check = _NAME_CHECKS.get(kind)
+            check = NAME_CHECKS.get(kind)
             if addr.name is None:
                 raise InvalidName(f"a {kind.value} needs a name")
             values["name"] = check(addr.name) if check else addr.name
@@ -179,7 +75,7 @@ class Layout:
 
     reserved_note_names: frozenset[str] = frozenset()
 
-    def _by_depth(self) -> dict[int, list[_Pattern]]:
+    def _by_depth(self) -> dict[int, list[Pattern]]:
         """Patterns by their number of path components, in table order (first match wins)."""
         table = self.__dict__.get("_depth_table")
         if table is None:
@@ -207,7 +103,7 @@ class Layout:
                 continue
             name = m.groupdict().get("name", folder_name)
             if name is not None:
-                if not _name_ok(pat.kind, name):
+                if not name_ok(pat.kind, name):
                     continue
                 if pat.kind == Kind.NOTE and name in self.reserved_note_names:
                     continue
@@ -221,7 +117,7 @@ class Layout:
             folders = self.__dict__["_folder_table"] = {}
         return folders
 
-    def _in_folder(self, folder: str) -> list[tuple[_Pattern, str | None, str | None,
+    def _in_folder(self, folder: str) -> list[tuple[Pattern, str | None, str | None,
                                                     re.Pattern[str]]]:
         """The patterns (in table order: the first that matches wins) whose folder part
         `folder` matches, with the scope and name it gives, and their file-name regex."""
@@ -303,7 +199,7 @@ class Layout:
         for p in self.patterns:
             if p.kind != kind or (scope and not p.scoped):
                 continue
-            specs.append(_pathspec(p, names.validate_scope(scope) if scope else None))
+            specs.append(pathspec(p, names.validate_scope(scope) if scope else None))
         if not specs:
             return [":(glob)__no_such_kind__"]
         # Other kinds sharing a folder (jutul's index beside its notes) are excluded.
@@ -328,7 +224,7 @@ def _layout(key: str, title: str, scope_term: str, container: str,
             reserved: frozenset[str] = frozenset()) -> Layout:
     cls = type(f"{key.title()}Layout", (Layout,), {
         "key": key, "title": title, "scope_term": scope_term, "scope_container": container,
-        "patterns": tuple(_Pattern.make(k, t) for k, t in table), "budgets": budgets,
+        "patterns": tuple(Pattern.make(k, t) for k, t in table), "budgets": budgets,
         "reserved_note_names": reserved,
     })
     return cls()

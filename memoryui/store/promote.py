@@ -18,6 +18,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from .mdblocks import ATX_RE, FENCE_OPEN_RE, SETEXT_RE, front_matter_end, list_item, scan
+from .mdblocks import Heading as Heading
+from .mdblocks import fence_map as fence_map
+from .mdblocks import headings as headings
+
 if TYPE_CHECKING:
     from .actors import Actor
     from .workspace import Store
@@ -27,85 +32,6 @@ REVERTS = "Reverts"
 DISMISSED = "Dismissed"  # a lead's dismissal of a daily entry (`<path>#<entry-id>`)
 REOPENED = "Reopened"  # ... and putting it back into the queue
 
-_ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_FENCE_OPEN_RE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
-_SETEXT_RE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-# A line that cannot be the text of a setext heading (a list item, quote, table, ...).
-_NOT_PARAGRAPH_RE = re.compile(r"^(?: {0,3}(?:[-*+>|#]|\d+[.)])| {4,}|\t)")
-
-
-@dataclass(frozen=True)
-class Heading:
-    index: int  # position among the text's headings, the chooser's value
-    level: int
-    text: str
-    line: int  # 0-based index of the heading's (last) line
-    first_line: int  # 0-based index of its first line (setext headings span two)
-
-    @property
-    def marker(self) -> str:
-        """The ATX marker for its level (`##`), for choosers that show the outline."""
-        return "#" * self.level
-
-
-def _front_matter_end(lines: list[str]) -> int:
-    """Index of the first line after a leading `---` ... `---` block (0 when none)."""
-    if lines and lines[0].rstrip() == "---":
-        for i in range(1, len(lines)):
-            if lines[i].rstrip() == "---":
-                return i + 1
-    return 0
-
-
-def fence_map(lines: list[str], start: int = 0) -> tuple[list[bool], str | None]:
-    """Which lines belong to fenced code (CommonMark's rules: the opening and closing fence
-    lines included), and the fence still open at the end (if any). The one reading of fences
-    for promotion, the prose diff's blocks and the review's known paragraphs."""
-    inside = [False] * len(lines)
-    fence: str | None = None
-    for i in range(start, len(lines)):
-        line = lines[i]
-        if fence is None:
-            m = _FENCE_OPEN_RE.match(line)
-            if m and not (m.group(2)[0] == "`" and "`" in m.group(3)):
-                fence = m.group(2)
-                inside[i] = True
-            continue
-        inside[i] = True
-        stripped = line.strip()
-        if (stripped and set(stripped) == {fence[0]} and len(stripped) >= len(fence)
-                and len(line) - len(line.lstrip(" ")) <= 3):
-            fence = None
-    return inside, fence
-
-
-def _scan(lines: list[str], start: int = 0) -> list[Heading]:
-    inside, _open = fence_map(lines, start)
-    out: list[Heading] = []
-    for i in range(start, len(lines)):
-        if inside[i]:
-            continue
-        line = lines[i]
-        m = _ATX_RE.match(line)
-        if m:
-            out.append(Heading(len(out), len(m.group(1)), (m.group(2) or "").strip(), i, i))
-            continue
-        s = _SETEXT_RE.match(line)
-        if s and i > start:
-            prev = lines[i - 1]
-            if (prev.strip() and not inside[i - 1] and not _NOT_PARAGRAPH_RE.match(prev)
-                    and not _SETEXT_RE.match(prev) and not (out and out[-1].line == i - 1)):
-                level = 1 if s.group(1)[0] == "=" else 2
-                out.append(Heading(len(out), level, prev.strip(), i, i - 1))
-    return out
-
-
-def headings(text: str) -> list[Heading]:
-    """The headings of a markdown text (not in code, not in front matter), in order."""
-    lines = text.split("\n")
-    return _scan(lines, _front_matter_end(lines))
-
-
 def fit_block(text: str, base_level: int) -> str:
     """Make `text` safe to insert under a heading of `base_level` (0: no heading).
 
@@ -114,7 +40,7 @@ def fit_block(text: str, base_level: int) -> str:
     fence is closed so it cannot swallow the target's following text.
     """
     lines = text.strip("\n").split("\n")
-    found = _scan(lines)
+    found = scan(lines)
     if found:
         shift = max(0, base_level + 1 - min(h.level for h in found))
         for h in reversed(found):
@@ -145,7 +71,7 @@ def _section(lines: list[str], found: list[Heading], place: int | None) -> tuple
     """[start, stop) of the lines a block goes at the end of: heading `place`'s section
     (up to the next heading of the same or a higher level), or the file's last part."""
     if place is None or not 0 <= place < len(found):
-        return (found[-1].line + 1 if found else _front_matter_end(lines)), len(lines)
+        return (found[-1].line + 1 if found else front_matter_end(lines)), len(lines)
     h = found[place]
     stop = next((later.first_line for later in found[place + 1:] if later.level <= h.level),
                 len(lines))
@@ -195,15 +121,7 @@ def parse_promoted_from(value: str) -> tuple[str, str] | None:
 
 # -- the target's local style: a list item where a list ends, else a paragraph ------------------
 
-_ITEM_RE = re.compile(r"^( {0,3})([-*+]|(\d{1,9})([.)]))(?:[ \t]+(.*))?$")
-_BREAK_RE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _MARKER_RE = re.compile(r"\(\[(\d{4}-\d{2}-\d{2}), ([A-Za-z0-9_-]{1,64})\]\(([^()\s]+)#e-([^()\s]+)\)\)")
-
-
-def _item(line: str) -> re.Match[str] | None:
-    """A list item's first line (marker, indent, text); a thematic break is not one."""
-    m = _ITEM_RE.match(line)
-    return None if m is None or _BREAK_RE.match(line) else m
 
 
 @dataclass(frozen=True)
@@ -246,7 +164,7 @@ def style_at(text: str, place: int | None = None) -> Style:
             if line[:1] in (" ", "\t"):
                 continue
             break
-        m = _item(line)
+        m = list_item(line)
         if m:
             tops.append((i, m))
         elif line[:1] not in (" ", "\t"):
@@ -266,14 +184,14 @@ def _as_items(text: str, style: Style, first: int) -> list[str]:
     """An entry as items of the target's list: its first line after the marker, the rest
     indented as continuation; an entry that is itself a list gives one item per item."""
     lines = text.strip("\n").split("\n")
-    own = _item(lines[0])
+    own = list_item(lines[0])
     is_list = own is not None and len(own.group(1)) == 0 and all(
-        not ln.strip() or ln[:1] in (" ", "\t") or _item(ln) for ln in lines)
+        not ln.strip() or ln[:1] in (" ", "\t") or list_item(ln) for ln in lines)
     groups: list[tuple[str, list[str]]] = []  # (first line, continuation lines dedented)
     if is_list:
         col = 0
         for ln in lines:
-            m = _item(ln)
+            m = list_item(ln)
             if m and not m.group(1):
                 col = m.end(2) + 1
                 groups.append((m.group(5) or "", []))
@@ -305,7 +223,7 @@ def fit_entries(texts: Sequence[str], base_level: int, style: Style = PROSE
     for text in texts:
         if not text.strip():
             continue
-        if style.is_list and not _scan(text.strip("\n").split("\n")):
+        if style.is_list and not scan(text.strip("\n").split("\n")):
             for item in _as_items(fit_block(text, base_level), style, n):
                 pieces.append((True, item))
                 n += 1
@@ -337,10 +255,10 @@ def with_marker(text: str, mark: str) -> str:
     first = lines[0]
     if not mark or not first.strip():
         return text.strip("\n")
-    if _FENCE_OPEN_RE.match(first) or first.lstrip()[:1] in ("|", "<"):
+    if FENCE_OPEN_RE.match(first) or first.lstrip()[:1] in ("|", "<"):
         return "\n".join([*lines, "", mark])
     j = 0
-    while j + 1 < len(lines) and not _ATX_RE.match(lines[j]) and _continues(lines[j + 1]):
+    while j + 1 < len(lines) and not ATX_RE.match(lines[j]) and _continues(lines[j + 1]):
         j += 1
     lines[j] = f"{lines[j].rstrip()} {mark}"
     return "\n".join(lines)
@@ -348,8 +266,8 @@ def with_marker(text: str, mark: str) -> str:
 
 def _continues(line: str) -> bool:
     """Whether a line continues the paragraph above it."""
-    return bool(line.strip()) and not (_SETEXT_RE.match(line) or _FENCE_OPEN_RE.match(line)
-                                       or _ATX_RE.match(line) or _item(line)
+    return bool(line.strip()) and not (SETEXT_RE.match(line) or FENCE_OPEN_RE.match(line)
+                                       or ATX_RE.match(line) or list_item(line)
                                        or line.lstrip()[:1] in ("|", "<"))
 
 
@@ -406,13 +324,13 @@ def unfit(block: str) -> list[str]:
     """Entry texts back out of a fitted block: list items lose their marker and their
     continuation indent; what follows the list (an entry with headings) is one entry."""
     lines = block.strip("\n").split("\n")
-    first = _item(lines[0]) if lines else None
+    first = list_item(lines[0]) if lines else None
     if first is None:
         return _split_marked(block)
     indent, col = len(first.group(1)), 0
     out: list[list[str]] = []
     for i, ln in enumerate(lines):
-        m = _item(ln)
+        m = list_item(ln)
         if m and len(m.group(1)) == indent:
             col = m.end(2) + 1
             out.append([m.group(5) or ""])
@@ -434,7 +352,7 @@ def _split_marked(block: str) -> list[str]:
     lines = block.strip("\n").split("\n")
     out: list[list[str]] = []
     for i, ln in enumerate(lines):
-        starts = i > 0 and not lines[i - 1].strip() and ln.strip()
+        starts = bool(i > 0 and not lines[i - 1].strip() and ln.strip())
         if starts:
             para = lines[i:]
             end = next((k for k, x in enumerate(para) if not x.strip()), len(para))

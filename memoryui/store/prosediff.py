@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from .promote import fence_map
+from .mdblocks import fence_map
 from .worddiff import Budget, Opcode, tokens, word_opcodes
 
 INS_OPEN, INS_CLOSE, DEL_OPEN, DEL_CLOSE = "\ue000", "\ue001", "\ue002", "\ue003"

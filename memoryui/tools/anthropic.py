@@ -25,16 +25,13 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from memoryui.store import ABSENT, Conflict, NotFound, StoreError, names, walk
+from memoryui.store import ABSENT, Conflict, NotFound, StoreError, walk
+from memoryui.tools.anthropic_paths import Target, missing
 from memoryui.tools.registry import ToolContext, ToolError, tool
 
-ROOT = "/memories"
 MAX_LINES = 999_999
 LINE_NUMBER_WIDTH = len(str(MAX_LINES))
 DIR_SIZE = "4K"
-
-# Where `/memories` lives below `layout.scope_prefix(scope)`, per layout.
-SUFFIX = {"duragent": "memory/", "dagu": "", "zerostack": "", "jutul": "memory/"}
 
 COMMANDS = ["view", "create", "str_replace", "insert", "delete", "rename"]
 
@@ -81,73 +78,6 @@ DESCRIPTION = (
 )
 
 
-class _Target:
-    """A `/memories` path the model used, resolved to a workspace path in the scope folder."""
-
-    def __init__(self, ctx: ToolContext, path: object, field: str = "path"):
-        if not isinstance(path, str):
-            raise ToolError(f"missing required field '{field}'")
-        if path != ROOT and not path.startswith(ROOT + "/"):
-            raise ToolError(f"Path must start with /memories, got: {path}")
-        parts: list[str] = []
-        for part in path[len(ROOT):].split("/"):
-            if part in ("", "."):
-                continue
-            if part == "..":
-                if not parts:
-                    raise ToolError(f"Path {path} would escape /memories directory")
-                parts.pop()
-            else:
-                parts.append(part)
-        layout = ctx.store.layout
-        try:
-            self.prefix = layout.scope_prefix(ctx.scope) + SUFFIX[layout.key]
-        except StoreError as exc:
-            raise ToolError.from_store(exc) from None
-        self.ctx = ctx
-        self.path = path
-        self.parts = parts
-        self.is_root = not parts
-        self.ws = self.prefix + "/".join(parts) if parts else self.prefix.rstrip("/")
-        try:
-            names.validate_relpath(self.ws)
-        except StoreError as exc:
-            raise ToolError(public(self.prefix, str(exc)), exc.code, exc.status) from None
-        self._refuse_symlinks()
-        self.full = ctx.store.root / self.ws
-
-    def _refuse_symlinks(self) -> None:
-        root = self.ctx.store.root
-        memory_root = os.path.normpath(root / self.prefix)
-        cur = root
-        for part in self.ws.split("/"):
-            cur = cur / part
-            if not cur.is_symlink():
-                continue
-            target = os.path.realpath(cur)
-            if target != memory_root and not target.startswith(memory_root + os.sep):
-                raise ToolError("Path would escape /memories directory via symlink")
-            raise ToolError(f"Path {self.path} goes through a symbolic link; memoryui does "
-                            "not follow symbolic links")
-
-    def public(self, text: str) -> str:
-        return public(self.prefix, text)
-
-    def file_ancestor(self) -> str | None:
-        """The first ancestor that is a file (so nothing can be created below it)."""
-        cur = self.ctx.store.root / self.prefix
-        for i, part in enumerate(self.parts[:-1]):
-            cur = cur / part
-            if cur.is_file():
-                return ROOT + "/" + "/".join(self.parts[: i + 1])
-        return None
-
-
-def public(prefix: str, text: str) -> str:
-    """Store messages name workspace paths; the model only knows `/memories` paths."""
-    return text.replace(prefix, ROOT + "/").replace(prefix.rstrip("/"), ROOT)
-
-
 def format_size(size: int) -> str:
     """The reference implementation's size format: 0B, 123B, 1.5K, 4K, 2.3M."""
     if size == 0:
@@ -183,19 +113,14 @@ def _required(args: dict, name: str, command: str) -> object:
     return args[name]
 
 
-def _missing(path: str) -> ToolError:
-    return ToolError(f"The path {path} does not exist. Please provide a valid path.",
-                     "not_found", 404)
-
-
 # -- commands -------------------------------------------------------------------------
 
 def view(ctx: ToolContext, args: dict) -> str:
-    t = _Target(ctx, _alias(args, "path", "file_path"))
+    t = Target(ctx, _alias(args, "path", "file_path"))
     if t.full.is_dir() or (t.is_root and not t.full.exists()):
         return _listing(t)
     if not t.full.is_file():
-        raise _missing(t.path)
+        raise missing(t.path)
     text = ctx.store.read(t.ws)
     if text is None:
         raise ToolError(f"The file {t.path} no longer exists (may have been deleted or "
@@ -213,7 +138,7 @@ def view(ctx: ToolContext, args: dict) -> str:
     return f"Here's the content of {t.path} with line numbers:\n" + numbered(lines, start)
 
 
-def _listing(t: _Target) -> str:
+def _listing(t: Target) -> str:
     # The store's one walker: hidden names and symbolic links are never listed.
     items = [(DIR_SIZE, e.path + "/") if e.folder else (format_size(e.size), e.path)
              for e in walk.walk(t.full, depth=2, folders=True)]
@@ -224,7 +149,7 @@ def _listing(t: _Target) -> str:
 
 
 def create(ctx: ToolContext, args: dict) -> str:
-    t = _Target(ctx, _alias(args, "path", "file_path"))
+    t = Target(ctx, _alias(args, "path", "file_path"))
     text = _required(args, "file_text", "create")
     exists = ToolError(f"File {t.path} already exists", "conflict", 409)
     if t.is_root or t.full.exists():
@@ -243,15 +168,15 @@ def create(ctx: ToolContext, args: dict) -> str:
     return f"File created successfully at: {t.path}"
 
 
-def _existing_file(t: _Target) -> None:
+def _existing_file(t: Target) -> None:
     if not t.full.exists():
-        raise _missing(t.path)
+        raise missing(t.path)
     if not t.full.is_file():
         raise ToolError(f"The path {t.path} is not a file.")
 
 
 def str_replace(ctx: ToolContext, args: dict) -> str:
-    t = _Target(ctx, _alias(args, "path", "file_path"))
+    t = Target(ctx, _alias(args, "path", "file_path"))
     old = _alias(args, "old_str", "old_string")
     if old is None:
         raise ToolError("missing required field 'old_str' for command 'str_replace'")
@@ -262,7 +187,7 @@ def str_replace(ctx: ToolContext, args: dict) -> str:
 
     def edit(content: str | None) -> str:
         if content is None:
-            raise _missing(t.path)
+            raise missing(t.path)
         count = content.count(old)
         if count == 0:
             raise ToolError(f"No replacement was performed, old_str `{old}` did not appear "
@@ -288,14 +213,14 @@ def str_replace(ctx: ToolContext, args: dict) -> str:
 
 
 def insert(ctx: ToolContext, args: dict) -> str:
-    t = _Target(ctx, _alias(args, "path", "file_path"))
+    t = Target(ctx, _alias(args, "path", "file_path"))
     line = _required(args, "insert_line", "insert")
     text = _required(args, "insert_text", "insert")
     _existing_file(t)
 
     def edit(content: str | None) -> str:
         if content is None:
-            raise _missing(t.path)
+            raise missing(t.path)
         lines = content.split("\n")  # "\n" only: CRs, U+2028 and form feeds stay put
         if lines[-1] == "":
             lines.pop()  # the reference's `_split_lines_keeping_cr`
@@ -310,7 +235,7 @@ def insert(ctx: ToolContext, args: dict) -> str:
     return f"The file {t.path} has been edited."
 
 
-def _update(t: _Target, fn: Callable[[str | None], str], message: str) -> None:
+def _update(t: Target, fn: Callable[[str | None], str], message: str) -> None:
     try:
         t.ctx.store.update(t.ws, fn, actor=t.ctx.actor, trailers=t.ctx.trailers, tool="memory",
                            message=message)
@@ -319,7 +244,7 @@ def _update(t: _Target, fn: Callable[[str | None], str], message: str) -> None:
 
 
 def delete(ctx: ToolContext, args: dict) -> str:
-    t = _Target(ctx, _alias(args, "path", "file_path"))
+    t = Target(ctx, _alias(args, "path", "file_path"))
     if t.is_root:
         raise ToolError("Cannot delete the /memories directory itself")
     message = _message(args, f"memory delete: {t.ws}")
@@ -354,8 +279,8 @@ def _remove_empty_dirs(folder: Path) -> None:
 
 
 def rename(ctx: ToolContext, args: dict) -> str:
-    src = _Target(ctx, args.get("old_path"), "old_path")
-    dst = _Target(ctx, args.get("new_path"), "new_path")
+    src = Target(ctx, args.get("old_path"), "old_path")
+    dst = Target(ctx, args.get("new_path"), "new_path")
     if src.is_root:
         raise ToolError("Cannot rename the /memories directory itself")
     if dst.is_root or dst.full.exists():

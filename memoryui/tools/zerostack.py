@@ -24,131 +24,28 @@ code `invalid_arguments` (400), or `not_found` (404) for a missing file.
 
 from __future__ import annotations
 
-import functools
-import posixpath
-import re
-from dataclasses import dataclass
-
-from memoryui.store import InvalidName, Kind, NotFound
-from memoryui.store.budgets import (
-    ZEROSTACK_MARKER,
-    ZEROSTACK_MAX_BYTES,
-    cap_bytes,
-    cut,
-    truncate_bytes,
-)
+from memoryui.store import Kind, NotFound
+from memoryui.store.budgets import cut, truncate_bytes
 from memoryui.tools.registry import ToolContext, ToolError, tool
+from memoryui.tools.zerostack_files import (
+    daily_path,
+    is_safe_daily_name,
+    memory_list,
+    normalize_line,
+    note_path,
+    rust_lines,
+    today,
+    unknown_target,
+)
 from memoryui.tools.zerostack_help import QUERY_HELP, SOURCE_HELP, TARGET_HELP
+from memoryui.tools.zerostack_search import memory_search
 
 LAYOUTS = {"zerostack"}
-MAX_INJECT_BYTES = ZEROSTACK_MAX_BYTES
 MAX_WRITE_BYTES = 64 * 1024
-CONTEXT = 3
-MAX_BLOCKS = 5
 TARGETS = ("long_term", "scratchpad", "daily", "note")
 SOURCES = ("long_term", "scratchpad", "daily", "note", "list")
-READ_MARKER = ZEROSTACK_MARKER
 NOT_FOUND_TEXT = "No such file or directory (os error 2)"
 BAD_NOTE = "invalid note name (no slashes or dots)"
-
-# Rust's `char::is_whitespace` (Unicode White_Space), used by split_whitespace and trim.
-_WS_CHARS = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
-             "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
-_WS_RUN = re.compile(f"[{re.escape(_WS_CHARS)}]+")
-
-
-# -- Rust string helpers ------------------------------------------------------------
-
-def split_whitespace(text: str) -> list[str]:
-    return [part for part in _WS_RUN.split(text) if part]
-
-
-def normalize_line(line: str) -> str:
-    """De-duplication key: whitespace runs collapsed to one space, case kept."""
-    return " ".join(split_whitespace(line))
-
-
-def rust_lines(text: str) -> list[str]:
-    """`str::lines`: split on `\\n`, drop the `\\r` of `\\r\\n`, no final empty line."""
-    parts = text.split("\n")
-    if parts[-1] == "":
-        parts.pop()
-        return [p[:-1] if p.endswith("\r") else p for p in parts]
-    return [p[:-1] if p.endswith("\r") else p for p in parts[:-1]] + parts[-1:]
-
-
-truncate_cjk = cap_bytes  # zerostack's name for the store's byte cap
-
-
-def is_safe_daily_name(name: str) -> bool:
-    return bool(name) and all(c in "0123456789-" for c in name)
-
-
-# -- paths ----------------------------------------------------------------------------
-
-def _today(ctx: ToolContext) -> str:
-    return ctx.now().strftime("%Y-%m-%d")
-
-
-def _note_path(ctx: ToolContext, name: str | None, bad: str) -> str:
-    if name is None:
-        raise ToolError(bad)
-    try:
-        return ctx.store.path_for(Kind.NOTE, ctx.scope, name)
-    except InvalidName as exc:
-        # Our extra rules (length, control characters) keep their own, clearer text.
-        raise ToolError(bad if str(exc).startswith("invalid note name") else str(exc)) from None
-
-
-def _daily_path(ctx: ToolContext, date: str) -> str | None:
-    """None for a safe-looking name that is not a real date (no such file can exist)."""
-    try:
-        return ctx.store.path_for(Kind.DAILY, ctx.scope, date)
-    except InvalidName:
-        return None
-
-
-def _folder(ctx: ToolContext, kind: Kind, sample: str) -> str:
-    return posixpath.dirname(ctx.store.path_for(kind, ctx.scope, sample))
-
-
-def _md_files(ctx: ToolContext, folder: str) -> list[str]:
-    """The `*.md` files directly in a folder (zerostack's non-recursive `read_dir`)."""
-    return [p for p in ctx.store.list_files(folder)
-            if "/" not in p[len(folder) + 1:] and p.endswith(".md")]
-
-
-def _notes_folder(ctx: ToolContext) -> str:
-    return _folder(ctx, Kind.NOTE, "note")
-
-
-def _daily_folder(ctx: ToolContext) -> str:
-    return _folder(ctx, Kind.DAILY, "2000-01-01")
-
-
-def memory_list(ctx: ToolContext) -> str:
-    """`source=list`: the global MEMORY.md, the project's notes and daily logs, sorted."""
-    root_md = ctx.store.path_for(Kind.GLOBAL)
-    paths = [root_md] if ctx.store.exists(root_md) else []
-    paths += _md_files(ctx, _notes_folder(ctx)) + _md_files(ctx, _daily_folder(ctx))
-    return "\n".join(sorted(paths))
-
-
-def _searched_files(ctx: ToolContext) -> list[tuple[str, bool, str]]:
-    """(path, is_daily, text) of every file memory_search looks at."""
-    out: list[tuple[str, bool, str]] = []
-    root_md = ctx.store.path_for(Kind.GLOBAL)
-    text = ctx.store.read(root_md)
-    if text is not None:
-        out.append((root_md, False, text))
-    out += [(p, False, t) for p, t in ctx.store.read_folder(_notes_folder(ctx), ".md")]
-    out += [(p, True, t) for p, t in ctx.store.read_folder(_daily_folder(ctx), ".md")]
-    return out
-
-
-def _unknown_target(target: str) -> ToolError:
-    return ToolError(f"unknown target: {target}")
-
 
 # -- memory_write -----------------------------------------------------------------------
 
@@ -159,10 +56,10 @@ def _write_path(ctx: ToolContext, target: str, name: str | None) -> str:
     if target == "scratchpad":
         return ctx.store.path_for(Kind.SCRATCHPAD, ctx.scope)
     if target == "daily":
-        return ctx.store.path_for(Kind.DAILY, ctx.scope, _today(ctx))
+        return ctx.store.path_for(Kind.DAILY, ctx.scope, today(ctx))
     if target == "note":
-        return _note_path(ctx, name, BAD_NOTE)
-    raise _unknown_target(target)
+        return note_path(ctx, name, BAD_NOTE)
+    raise unknown_target(target)
 
 
 def memory_write(ctx: ToolContext, target: str, content: str, mode: str | None = None,
@@ -232,130 +129,17 @@ def memory_read(ctx: ToolContext, source: str, name: str | None = None) -> str:
     if source == "scratchpad":
         return _read_capped(ctx, ctx.store.path_for(Kind.SCRATCHPAD, ctx.scope), Kind.SCRATCHPAD)
     if source == "daily":
-        date = _today(ctx) if name is None else name
+        date = today(ctx) if name is None else name
         if not is_safe_daily_name(date):
             raise ToolError("invalid daily date name (expected YYYY-MM-DD)")
-        return _read_capped(ctx, _daily_path(ctx, date), Kind.DAILY)
+        return _read_capped(ctx, daily_path(ctx, date), Kind.DAILY)
     if source == "note":
         if name is None:
             raise ToolError("note requires name")
-        return _read_capped(ctx, _note_path(ctx, name, "invalid note name"), Kind.NOTE)
+        return _read_capped(ctx, note_path(ctx, name, "invalid note name"), Kind.NOTE)
     if source == "list":
         return memory_list(ctx)
     raise ToolError(f"unknown source: {source}")
-
-
-# -- memory_search ----------------------------------------------------------------------
-
-@dataclass
-class SearchHit:
-    path: str
-    matched_terms: list[str]
-    total_hits: int
-    body: str
-    filename_only: bool
-    date: str | None
-    is_memory_md: bool
-
-
-def _ascii_lower(text: str) -> str:
-    return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in text)
-
-
-def _cmp(a: SearchHit, b: SearchHit) -> int:
-    def cmp(x: object, y: object) -> int:
-        return (x > y) - (x < y)  # type: ignore[operator]
-
-    return (cmp(b.is_memory_md, a.is_memory_md)
-            or cmp(len(b.matched_terms), len(a.matched_terms))
-            or cmp(a.filename_only, b.filename_only)
-            or cmp(b.total_hits, a.total_hits)
-            or cmp((b.date is not None, b.date or ""), (a.date is not None, a.date or ""))
-            or cmp(a.path.split("/"), b.path.split("/")))
-
-
-def search(ctx: ToolContext, query: str) -> tuple[list[tuple[str, int]], list[SearchHit]]:
-    """zerostack's `Mem::search`: ranked hits plus each term's matching-line count."""
-    terms: list[str] = []
-    for t in split_whitespace(query):
-        if not any(_ascii_lower(x) == _ascii_lower(t) for x in terms):
-            terms.append(t)
-    if not terms:
-        return [], []
-    matchers = [re.compile(re.escape(t), re.IGNORECASE) for t in terms]
-    counts = [0] * len(terms)
-    hits: list[SearchHit] = []
-    for path, is_daily, content in _searched_files(ctx):
-        name = posixpath.basename(path)
-        lines = rust_lines(content)
-        term_hit = [False] * len(terms)
-        hit_lines: list[int] = []
-        for i, line in enumerate(lines):
-            found = False
-            for ti, m in enumerate(matchers):
-                if m.search(line):
-                    found = True
-                    term_hit[ti] = True
-                    counts[ti] += 1
-            if found:
-                hit_lines.append(i)
-        matched = [t for t, hit in zip(terms, term_hit, strict=True) if hit]
-        windows: list[list[int]] = []
-        for i in hit_lines:
-            lo, hi = max(i - CONTEXT, 0), min(i + CONTEXT, max(len(lines) - 1, 0))
-            if windows and lo <= windows[-1][1] + 1:
-                windows[-1][1] = max(windows[-1][1], hi)
-                continue
-            if len(windows) >= MAX_BLOCKS:
-                break
-            windows.append([lo, hi])
-        date = name[:-3] if is_daily else None
-        is_memory_md = name == "MEMORY.md"
-        if windows:
-            body = "".join("".join(f"{ln}\n" for ln in lines[lo:hi + 1]) + "…\n"
-                           for lo, hi in windows)
-            hits.append(SearchHit(path, matched, len(hit_lines), body.rstrip(_WS_CHARS),
-                                  False, date, is_memory_md))
-            continue
-        name_terms = [t for t, m in zip(terms, matchers, strict=True) if m.search(name)]
-        if name_terms:
-            preview = [ln for ln in lines if ln.strip(_WS_CHARS)][:3]
-            hits.append(SearchHit(path, name_terms, 0,
-                                  "(filename match)\n" + "\n".join(preview), True, date,
-                                  is_memory_md))
-    hits.sort(key=functools.cmp_to_key(_cmp))
-    return list(zip(terms, counts, strict=True)), hits
-
-
-def render(terms: list[tuple[str, int]], hits: list[SearchHit],
-           max_bytes: int = MAX_INJECT_BYTES) -> str:
-    """Summary line, then the best blocks that fit `max_bytes - 256`, then the hard cap."""
-    blocks = [f"{h.path}  [matched: {', '.join(h.matched_terms) or '—'}]\n{h.body}"
-              for h in hits]
-    budget = max(max_bytes - 256, 0)
-    included: list[str] = []
-    used = 0
-    for block in blocks:
-        add = len(block.encode()) + (2 if included else 0)
-        if included and used + add > budget:
-            break
-        used += add
-        included.append(block)
-    shown, omitted = len(included), len(hits) - len(included)
-    out = (f"Searched {len(terms)} term{'' if len(terms) == 1 else 's'}: "
-           f"{' '.join(f'{t}({c})' for t, c in terms)} across {len(hits)} "
-           f"file{'' if len(hits) == 1 else 's'}. Showing top {shown} by relevance.")
-    out += "\n\n" + "\n\n".join(included)
-    if omitted:
-        out += f"\n\n…[search truncated, {omitted} more file{'' if omitted == 1 else 's'} omitted]"
-    return truncate_cjk(out, max_bytes, READ_MARKER)
-
-
-def memory_search(ctx: ToolContext, query: str) -> str:
-    terms, hits = search(ctx, query)
-    if not hits:
-        return f"No matches for '{query}'."
-    return render(terms, hits)
 
 
 # -- memory_edit -------------------------------------------------------------------------
@@ -370,19 +154,20 @@ def memory_edit(ctx: ToolContext, target: str, new_str: str, name: str | None = 
     elif target == "scratchpad":
         path = ctx.store.path_for(Kind.SCRATCHPAD, ctx.scope)
     elif target == "daily":
-        date = _today(ctx) if name is None else name
+        date = today(ctx) if name is None else name
         if not is_safe_daily_name(date):
             raise ToolError(
                 "invalid daily date name (expected YYYY-MM-DD: digits and hyphens only)")
-        path = _daily_path(ctx, date)
+        path = daily_path(ctx, date)
     elif target == "note":
-        path = _note_path(ctx, name, BAD_NOTE)
+        path = note_path(ctx, name, BAD_NOTE)
     else:
-        raise _unknown_target(target)
+        raise unknown_target(target)
     if old_str is None:
         if target != "note":
             raise ToolError("memory_edit without old_str deletes a whole note; it is only "
                             "allowed for target=note, not long_term/scratchpad/daily")
+        assert path is not None  # note_path returns a path or raises
         try:
             ctx.store.delete(path, actor=ctx.actor, trailers=ctx.trailers,
                              tool="memory_edit")

@@ -30,6 +30,7 @@ from memoryui.store.errors import StoreError
 from memoryui.store.prosediff import DEL_CLOSE, DEL_OPEN, INS_CLOSE, INS_OPEN, prose_diff
 from memoryui.store.worddiff import Budget
 
+from .common.errors import BadInput
 from .diffview import FileView, Row, Side, SplitRow
 
 CHUNK = 20  # lines one "↑" or "↓" shows
@@ -316,8 +317,6 @@ def diff_source(request: HttpRequest, store: Store, old_rev: str | None,
     try:
         expand, expand_all = parse_expand(request.GET)
     except ValueError as exc:
-        from memoryui.web.common import BadInput  # common imports diffview: import late
-
         raise BadInput(str(exc)) from None
     return DiffSource(at(old_rev), at(new_rev), new_rev, page=request.GET,
                       page_path=request.get_full_path(), expand=expand,

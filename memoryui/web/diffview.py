@@ -10,13 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from memoryui.rendering import too_large
 from memoryui.store.diffs import DiffLine, FileDiff, diff_texts
-
-if TYPE_CHECKING:
-    from .diffsource import DiffSource
 
 MAX_LINES_PER_FILE = 3000  # a bigger diff is summarised with a link, not drawn
 MAX_FILES_DRAWN = 100  # a bigger commit lists the rest without drawing them
@@ -202,9 +199,16 @@ def text_diff(old: str | None, new: str | None, path: str) -> FileDiff:
     return diff_texts(old, new, path)
 
 
+class Decorator(Protocol):
+    """What a drawn file view can be given more by (`diffsource.DiffSource`: expand rows,
+    the rendered prose diff), which knows the texts of both sides."""
+
+    def decorate(self, fv: FileView, split: bool) -> None: ...
+
+
 def file_views(diffs: list[FileDiff], *, split: bool = False,
                max_files: int | None = None,
-               source: DiffSource | None = None) -> list[FileView]:
+               source: Decorator | None = None) -> list[FileView]:
     """Views for each file of a commit; only the first `max_files` are drawn. With a
     `source` (see diffsource.diff_source) unchanged regions get expand rows and markdown
     files a rendered (prose) diff."""

@@ -421,27 +421,6 @@ def test_a_rebuild_that_fails_leaves_the_old_index(store, tmp_path, monkeypatch)
     assert idx.count() == 6 and len(idx.search("kept", limit=50).hits) == 6
 
 
-def test_read_ahead_keeps_order_and_stops_with_its_consumer():
-    import threading
-
-    from memoryui.search.updater import read_ahead
-
-    assert list(read_ahead(iter(range(1000)), batch=7, depth=2)) == list(range(1000))
-    produced = []
-
-    def endless():
-        i = 0
-        while True:
-            produced.append(i)
-            yield i
-            i += 1
-
-    it = read_ahead(endless(), batch=5, depth=2)
-    assert [next(it) for _ in range(3)] == [0, 1, 2]
-    it.close()  # the consumer stops: so does the reading thread
-    assert not any(t.name == "memoryui-search-reader" for t in threading.enumerate())
-
-
 def _spec(index: SearchIndex) -> tuple[str, str]:
     return (index.backend, str(index.path) if index.backend == "sqlite" else index.dsn)
 

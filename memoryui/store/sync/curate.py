@@ -10,7 +10,6 @@ text with a `Resolves-Sync-Conflict` trailer and reopens publishing.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
 import pygit2
 
@@ -21,25 +20,23 @@ from ..workspace import DELETE
 from .config import ConflictChanged, ConflictOpen, NoSuchConflict, SyncError
 from .merging import Item, flat_changes, item_at
 from .model import FileState, RoundResult, SyncStatus
+from .rounds import Rounds
 from .transport import TransportError
-
-if TYPE_CHECKING:
-    from .syncer import Syncer
 
 MAX_PUBLISH_ATTEMPTS = 3
 
 
-def _tree(syncer: Syncer, sha: str | None) -> pygit2.Tree | None:
+def _tree(syncer: Rounds, sha: str | None) -> pygit2.Tree | None:
     return syncer.git.repo[sha].peel(pygit2.Tree) if sha else None
 
 
-def _blob_text(syncer: Syncer, sha: str | None) -> str | None:
+def _blob_text(syncer: Rounds, sha: str | None) -> str | None:
     if sha is None:
         return None
     return syncer.git.repo[sha].data.decode("utf-8", "replace")
 
 
-def _differences(syncer: Syncer, head: str | None, tip: str | None) -> dict[str, Item | None]:
+def _differences(syncer: Rounds, head: str | None, tip: str | None) -> dict[str, Item | None]:
     """path -> local (blob, mode), None where only the remote has it: what differs."""
     head_tree, tip_tree = _tree(syncer, head), _tree(syncer, tip)
     if head_tree is None:
@@ -61,7 +58,7 @@ def _all_paths(tree: pygit2.Tree | None, prefix: str = "") -> list[str]:
 
 
 # -- reading ------------------------------------------------------------------------------
-def status(syncer: Syncer) -> SyncStatus:
+def status(syncer: Rounds) -> SyncStatus:
     """The badge's facts: one state-file read and an ahead/behind count, cached until HEAD,
     the remote tip or the state file change (every page shows the badge)."""
     head, tip = syncer.store.head(), syncer.tracking_tip()
@@ -74,7 +71,7 @@ def status(syncer: Syncer) -> SyncStatus:
     return result
 
 
-def _status(syncer: Syncer, head: str | None, tip: str | None) -> SyncStatus:
+def _status(syncer: Rounds, head: str | None, tip: str | None) -> SyncStatus:
     state = syncer.states.read()
     cfg = syncer.config
     repo = syncer.git.repo
@@ -107,7 +104,7 @@ def _status(syncer: Syncer, head: str | None, tip: str | None) -> SyncStatus:
         interval=cfg.interval, refused=state.refused)
 
 
-def file_states(syncer: Syncer, *, include_synced: bool = False) -> list[FileState]:
+def file_states(syncer: Rounds, *, include_synced: bool = False) -> list[FileState]:
     """Each file's local version (HEAD) against the remote tip, sorted by path."""
     syncer.store.sync()
     head, tip = syncer.store.head(), syncer.tracking_tip()
@@ -146,7 +143,7 @@ def _under(path: str, entries: set[str]) -> bool:
     return any("/".join(parts[:i]) in entries for i in range(1, len(parts) + 1))
 
 
-def compare_texts(syncer: Syncer, path: str) -> tuple[str | None, str | None]:
+def compare_texts(syncer: Rounds, path: str) -> tuple[str | None, str | None]:
     """(remote tip's text, local HEAD's text) of a file, for a diff; None where absent."""
     syncer.store.abspath(path)  # the store's name rules: a clear 400 for a bad path
     syncer.store.sync()
@@ -156,7 +153,7 @@ def compare_texts(syncer: Syncer, path: str) -> tuple[str | None, str | None]:
             _blob_text(syncer, local[0]) if local else None)
 
 
-def conflict_texts(syncer: Syncer, path: str) -> tuple[str | None, str | None, str | None]:
+def conflict_texts(syncer: Rounds, path: str) -> tuple[str | None, str | None, str | None]:
     """(base, ours, theirs) of an open conflict; ours is the file as it is NOW on disk."""
     rec = syncer.conflict(path)
     if rec is None:
@@ -165,7 +162,7 @@ def conflict_texts(syncer: Syncer, path: str) -> tuple[str | None, str | None, s
 
 
 # -- resolving ----------------------------------------------------------------------------
-def resolve(syncer: Syncer, path: str, text: str | None, *, actor: Actor,
+def resolve(syncer: Rounds, path: str, text: str | None, *, actor: Actor,
             message: str | None = None, expect_theirs: str | None = None,
             expect: str | None = None) -> str:
     """Commit the curator's resolution (None deletes the file); the next round publishes."""
@@ -200,14 +197,14 @@ def resolve(syncer: Syncer, path: str, text: str | None, *, actor: Actor,
         return sha
 
 
-def _last_commit_of(syncer: Syncer, path: str) -> str:
+def _last_commit_of(syncer: Rounds, path: str) -> str:
     out = run_git(syncer.root, "log", "-1", "--format=%H", "--", f":(literal){path}",
                   check=False).decode().strip()
     return out or (syncer.store.head() or "")
 
 
 # -- publishing and discarding ------------------------------------------------------------
-def publish(syncer: Syncer, paths: list[str] | None, *, actor: Actor,
+def publish(syncer: Rounds, paths: list[str] | None, *, actor: Actor,
             message: str) -> RoundResult:
     """Push the chosen files' local versions as one commit on the remote tip."""
     if paths is not None:
@@ -248,7 +245,7 @@ def publish(syncer: Syncer, paths: list[str] | None, *, actor: Actor,
                         f"{MAX_PUBLISH_ATTEMPTS} times; try again")
 
 
-def _publish_commit(syncer: Syncer, tip: str, changes: dict[str, Item | None], actor: Actor,
+def _publish_commit(syncer: Rounds, tip: str, changes: dict[str, Item | None], actor: Actor,
                     message: str) -> str:
     repo = syncer.git.repo
     tree = apply_changes(repo, _tree(syncer, tip), changes)
@@ -260,7 +257,7 @@ def _publish_commit(syncer: Syncer, tip: str, changes: dict[str, Item | None], a
     return str(repo.create_commit(None, sig, sig, text, tree, [pygit2.Oid(hex=tip)]))
 
 
-def discard(syncer: Syncer, paths: list[str], *, actor: Actor) -> list[str]:
+def discard(syncer: Rounds, paths: list[str], *, actor: Actor) -> list[str]:
     """Bring files back to the remote tip's version as commits by the curator."""
     store = syncer.store
     for p in paths:

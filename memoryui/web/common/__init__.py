@@ -1,5 +1,5 @@
 """The one web toolkit: every UI area (browse, history, review, search, sync, tokens) uses
-these instead of its own copy. See /tmp/notes/web-common-api.md for the list.
+these instead of its own copy:
 
 - errors:    BadInput, error_page, web_errors (one error template: web/error.html),
              first_error and cleaned (a form's first problem as a 400)

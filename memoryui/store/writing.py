@@ -237,11 +237,15 @@ class Writing:
         self.notify(paths or [result.path], when=rec.time)
         return result
 
-    def commit_for(self, write: WriteResult | str, *, wait: float = 0.0) -> str | None:
+    def commit_for(self, write: WriteResult | str, *, wait: float = 0.0,
+                   or_commit: bool = False) -> str | None:
         """The commit that holds a write (its result, or its record id): the one it was
         committed in, else the one the committer noted for its record, looked for until
-        `wait` seconds have passed; None while it still waits. Nothing is flushed, and
-        history is not searched."""
+        `wait` seconds have passed; None while it still waits. History is never searched.
+
+        `or_commit`: a write still waiting after `wait` is committed now, with whatever
+        else is journaled (for a caller that must record the sha: a promotion's ledger
+        row, a resolved sync conflict)."""
         if isinstance(write, WriteResult):
             if write.commit or not write.record:
                 return write.commit
@@ -249,9 +253,14 @@ class Writing:
         deadline = time.monotonic() + wait
         while True:
             sha = committed.find(self.git.state_dir, write)
-            if sha is not None or time.monotonic() >= deadline:
+            if sha is not None:
                 return sha
+            if time.monotonic() >= deadline:
+                break
             time.sleep(COMMIT_POLL)
+        if not or_commit:
+            return None
+        return self.git.flush().get(write) or committed.find(self.git.state_dir, write)
 
     def _check_expect(self, path: str, old: str | None, old_bytes: bytes | None,
                       expect: str | None) -> None:

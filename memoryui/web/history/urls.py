@@ -3,6 +3,7 @@
 from django.urls import path
 
 from . import activity, blame, commit, compare, context, file_history, pending, restore, revert
+from .written import write_commit
 
 urlpatterns = [
     path("history/<path:path>", file_history.file_history, name="file_history"),
@@ -15,6 +16,7 @@ urlpatterns = [
     path("diff/context/<path:path>", context.context, name="diff_context"),
     path("diff/view", context.view_mode, name="diff_view_mode"),
     path("restore/<path:path>", restore.restore, name="restore"),
+    path("write/<str:record>/", write_commit, name="write_commit"),
     path("commit/<str:sha>/revert", revert.revert_commit, name="revert_commit"),
     path("activity/", activity.activity, name="activity"),
     path("activity.atom", activity.activity_atom, name="activity_atom"),

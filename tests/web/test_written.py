@@ -56,7 +56,7 @@ def test_a_deferred_save_links_to_the_commit_the_committer_makes(deferred: Store
                                                                  client_as) -> None:
     curator = client_as("curator")
     page = save(curator, BASE + "- grouped\n", version_of(BASE) or "").content.decode()
-    m = re.search(r'<a href="(/write/([0-9a-f]{32})/)">its commit</a>', page)
+    m = re.search(r'<a href="(/write/([0-9a-f]{32})/)">Its commit</a>', page)
     assert m, page
     r = curator.get(m.group(1))
     assert r.status_code == 302

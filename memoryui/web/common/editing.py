@@ -56,7 +56,7 @@ def saved(done: str, result: WriteResult, after: str = "") -> SafeString:
                            reverse("commit", args=[result.commit]), result.commit[:8],
                            f" {after}" if after else "")
     if result.record:
-        return format_html('{} (<a href="{}">its commit</a> follows within a second).{}',
+        return format_html('{}. <a href="{}">Its commit</a> follows within a second.{}',
                            done, reverse("write_commit", args=[result.record]),
                            f" {after}" if after else "")
     return format_html("{}.{}", done, f" {after}" if after else "")

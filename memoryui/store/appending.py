@@ -58,7 +58,8 @@ def append_entry(root: Path, git: GitRepo, secrets: Guard, path: str, text: str,
             if crc is None:
                 crc = lognote.crc_of_log(fd, size)
             if crc is None or size + len(tail) > MAX_FILE_BYTES:
-                return _not_appended(fd)
+                _not_appended(fd)
+                return None
             crc = zlib.crc32(tail, crc)
             rec = Record(path, "", actor, tool, message, trailers, time=when or 0.0,
                          data=tail, base=size, crc=crc)
@@ -67,16 +68,19 @@ def append_entry(root: Path, git: GitRepo, secrets: Guard, path: str, text: str,
                 journaled.appended(fd, size, journal)
             else:
                 if not crosses_page(st, size, tail):
-                    return _not_appended(fd)
+                    _not_appended(fd)
+                    return None
                 opened_folder = walk.open_folder(root, path)
                 if opened_folder is None:
-                    return _not_appended(fd)
+                    _not_appended(fd)
+                    return None
                 folder, name = opened_folder
                 new = append_by_copy(folder, name, fd, st, tail, journal)
                 os.close(fd)
                 fd = new
                 if fd is None:
-                    return _not_appended(folder)
+                    _not_appended(folder)
+                    return None
             if tail.endswith(b"\n"):
                 lognote.write(lock, path, os.fstat(fd), crc)
             touch(path)

@@ -19,6 +19,7 @@ from .blame import BlameLine, blame_lines
 from .errors import Ambiguous, InvalidName, NotFound
 from .gitrepo import MIN_COMMIT_ID, GitRepo
 from .layout import Kind, Layout
+from .pending import Committed
 from .tree import TreeModel
 
 
@@ -150,7 +151,7 @@ class PendingChanges:
 
     def commit_pending(self, paths: Iterable[str] | None = None, *,
                        actor: Actor | None = None, message: str | None = None,
-                       tool: str = "snapshot") -> pending.Committed:
+                       tool: str = "snapshot") -> Committed:
         """Commit outside changes (the shas; refused items are in `.refused`)."""
         wanted = None if paths is None else list(paths)
         chosen = wanted or []

@@ -35,7 +35,7 @@ def put(client, token: str, text: str) -> dict:
     return json.loads(r.content)
 
 
-def commit_of(client, token: str, write: str) -> str | None:
+def commit_by_id(client, token: str, write: str) -> str | None:
     r = client.get(f"/api/v1/writes/{write}", HTTP_AUTHORIZATION=f"Bearer {token}")
     assert r.status_code == 200, r.content
     body = json.loads(r.content)
@@ -54,7 +54,7 @@ def test_a_write_committed_at_once_names_its_commit_and_its_id(client, workspace
     token = make_token("ops-bot")
     body = put(client, token, "at once\n")
     assert body["commit"] and body["write"]
-    assert commit_of(client, token, body["write"]) == body["commit"]
+    assert commit_by_id(client, token, body["write"]) == body["commit"]
 
 
 def test_a_deferred_write_is_found_by_its_id(client, deferred, make_token) -> None:
@@ -63,7 +63,7 @@ def test_a_deferred_write_is_found_by_its_id(client, deferred, make_token) -> No
     assert body["commit"] is None and body["write"]
     found: list[str] = []
     wait_for("the committer's commit", lambda: found.append(
-        commit_of(client, token, body["write"]) or "") or found[-1])
+        commit_by_id(client, token, body["write"]) or "") or found[-1])
     assert holds(deferred, found[-1], "grouped")
 
 

@@ -38,6 +38,7 @@ from memoryui.api.common import (
 )
 from memoryui.models import Token
 from memoryui.store import ABSENT, DELETE, Conflict, Kind, Store, names, version_of
+from memoryui.store.committed import RECORD_ID
 from memoryui.store.dates import GIT_MAX, GIT_MIN, BadDate, parse_date
 from memoryui.store.diffs import FileDiff, diff_texts, unified_text
 from memoryui.store.history import CommitDetail, CommitInfo
@@ -181,7 +182,8 @@ def _put(request: HttpRequest, tok: Token, store: Store, path: str) -> HttpRespo
         raise _stale(path, exc.current, exc.version, text, "changed while saving") from None
     resp = json_response({"path": path, "sha256": res.version, "etag": etag(res.version),
                           "created": res.created, "changed": res.changed,
-                          "commit": res.commit}, status=201 if res.created else 200)
+                          "commit": res.commit, "write": res.record or None},
+                         status=201 if res.created else 200)
     resp["ETag"] = etag(res.version)
     return resp
 
@@ -199,7 +201,8 @@ def _delete(request: HttpRequest, tok: Token, store: Store, path: str) -> HttpRe
                            expect=expect, trailers=trailers)
     except Conflict as exc:
         raise _stale(path, exc.current, exc.version, None, "changed while deleting") from None
-    return json_response({"path": path, "deleted": True, "commit": res.commit})
+    return json_response({"path": path, "deleted": True, "commit": res.commit,
+                          "write": res.record or None})
 
 
 def _remove(_old: str | None) -> object:
@@ -334,3 +337,13 @@ def commit_detail(request: HttpRequest, sha: str) -> HttpResponse:
     body["files"] = [_diff_json(fd) for fd in detail.diffs]
     body["patch"] = detail.patch
     return json_response(body)
+
+
+@require_token()
+@api_view("GET")
+def write_commit(request: HttpRequest, record: str) -> HttpResponse:
+    """The commit that holds a write, by the `write` id its PUT or DELETE answered: null
+    until the committer has made it (within a second), then its sha; answered at once."""
+    if not RECORD_ID.fullmatch(record):
+        raise bad_request(f"invalid write id {record[:80]!r}: use 32 lowercase hex digits")
+    return json_response({"write": record, "commit": get_store().commit_for(record)})

@@ -207,6 +207,15 @@ def _audit_paths() -> dict:
                                  "commits share is a 400).")],
             "responses": {"200": json_body(ref("CommitDetail"), "The commit"),
                           **err(400, 401, 403, 404, 500)}}},
+        "/api/v1/writes/{write}": {"get": {
+            "operationId": "getWriteCommit", "tags": ["audit"],
+            "summary": "The commit that holds a write, by the `write` id a PUT or DELETE "
+                       "answered (null until the committer has made it)",
+            "parameters": [param("write", "path", {"type": "string",
+                                                   "pattern": "^[0-9a-f]{32}$"},
+                                 "The write's id: 32 lowercase hex digits.")],
+            "responses": {"200": json_body(ref("WriteCommit"), "The write's commit"),
+                          **err(400, 401, 500)}}},
         "/api/v1/search": {"get": {
             "operationId": "search", "tags": ["search"],
             "summary": "Ranked full-text search with highlighted snippets",

@@ -10,6 +10,11 @@ ERROR_CODES = ["invalid_arguments", "unauthorized", "forbidden", "not_found", "c
                "too_many_requests"]
 
 
+WRITE_ID = {"type": ["string", "null"], "description":
+            "The write's id: GET /api/v1/writes/{id} gives the commit that holds it once "
+            "made; null when nothing changed."}
+
+
 def ref(name: str) -> dict:
     return {"$ref": f"#/components/schemas/{name}"}
 
@@ -141,11 +146,18 @@ def schemas(tool_names: list[str]) -> dict:
                            "changed": {"type": "boolean"},
                            "commit": {"type": ["string", "null"], "description":
                                       "The commit, or null when it is grouped and made "
-                                      "within a second."}}},
+                                      "within a second."},
+                           "write": WRITE_ID}},
         "DeleteResult": {
             "type": "object", "required": ["path", "deleted"],
             "properties": {"path": {"type": "string"}, "deleted": {"const": True},
-                           "commit": {"type": ["string", "null"]}}},
+                           "commit": {"type": ["string", "null"]}, "write": WRITE_ID}},
+        "WriteCommit": {
+            "type": "object", "required": ["write", "commit"],
+            "properties": {"write": {"type": "string"},
+                           "commit": {"type": ["string", "null"], "description":
+                                      "The commit that holds the write; null until it is "
+                                      "made."}}},
         "Commit": {
             "type": "object",
             "required": ["sha", "parents", "author", "email", "actor", "time", "subject",

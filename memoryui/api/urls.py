@@ -24,6 +24,7 @@ urlpatterns: list = [
     re_path(r"^files/(?P<path>[\s\S]+)\Z", files.file_detail, name="api_file"),
     path("history", files.history, name="api_history"),
     path("commits/<str:sha>", files.commit_detail, name="api_commit"),
+    path("writes/<str:record>", files.write_commit, name="api_write_commit"),
     path("openapi.json", openapi.openapi_json, name="api_openapi"),
     path("", include("memoryui.api.search_urls")),
     re_path(r"^[\s\S]*\Z", not_found),

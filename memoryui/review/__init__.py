@@ -21,7 +21,6 @@ Importing this package does not import Django.
 """
 
 from .actions import (
-    commit_of,
     describe,
     dismiss,
     promote_entries,
@@ -62,7 +61,7 @@ __all__ = [
     "TARGET_KINDS", "AlreadyReviewed", "BudgetInfo", "DailyFile", "Decision", "Draft",
     "Filters", "FoundPromotion", "Item", "Ledger", "OverBudget", "PromotionRecord", "Queue",
     "RebuildStats", "ReviewError", "Target", "UndoConflict", "budget_info", "build_queue",
-    "clear_caches", "commit_of", "daily_files", "default_kind", "default_message",
+    "clear_caches", "daily_files", "default_kind", "default_message",
     "describe", "dismiss", "dom_id", "entries_of", "entry_key", "existing_names",
     "fill_description",
     "items_of", "make_draft", "make_target", "neighbours", "parse_key", "promote_entries",

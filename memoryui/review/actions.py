@@ -44,16 +44,10 @@ def refuse_promoted(ledger: Ledger, items: list[Item], then: str) -> None:
         raise AlreadyReviewed(f"{describe(ledger, promoted[0].state)}; {then}")
 
 
-def commit_of(store: Store, path: str, sha: str | None, trailer: tuple[str, str]) -> str:
-    """The commit of a write: known at once, or found by its trailer after a flush (a
-    commit delay batches writes)."""
-    if sha:
-        return sha
-    store.flush()
-    for c in store.log(path, limit=20, with_files=False):
-        if trailer[1] in c.trailers.get(trailer[0], []):
-            return c.sha
-    return ""
+# Seconds a decision waits for the committer to commit its write before committing it itself
+# (a live committer commits within a second; a worker stands in for one that lets writes
+# wait for 2 s).
+COMMIT_WAIT = 10.0
 
 
 def promote_entries(store: Store, ledger: Ledger, *, actor: Actor, keys: Iterable[str],
@@ -89,7 +83,7 @@ def promote_entries(store: Store, ledger: Ledger, *, actor: Actor, keys: Iterabl
         if not res.changed:
             raise ReviewError(f"{target.path} already has exactly this text; change it to "
                               "include the entries")
-        sha = commit_of(store, target.path, res.commit, trailers[0])
+        sha = store.commit_for(res, wait=COMMIT_WAIT, or_commit=True) or ""
     except BaseException:
         ledger.release(token)
         raise
@@ -189,6 +183,6 @@ def undo(store: Store, ledger: Ledger, promotion_id: int, actor: Actor) -> Promo
         res = store.update(path, lambda _old: result, actor=actor, tool="promote-undo",
                            message=message, expect=version, trailers=trailers)
         if res.changed:
-            undo_sha = commit_of(store, path, res.commit, trailers[0])
+            undo_sha = store.commit_for(res, wait=COMMIT_WAIT, or_commit=True) or ""
     ledger.mark_undone(promo, undo_commit_sha=undo_sha, user=actor.name)
     return promo

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pygit2
 
+from . import committed as committed_writes
 from . import gitindex, walk
 from .actors import Actor
 from .errors import Ambiguous, InvalidName, NotFound
@@ -366,6 +367,7 @@ class GitRepo:
                 result[r.id] = tip
         if tip != parent:
             self._move_branch(parent, tip)
+        committed_writes.note(self.state_dir, result)  # a deferred write's link (committed.py)
         self.refresh_index({r.path for r in records}, committed)
         self._keep(committed)
         batch.unlink(missing_ok=True)

@@ -14,7 +14,7 @@ import os
 import stat
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import pygit2
 
@@ -22,11 +22,11 @@ from . import history, walk
 from .actors import Actor
 from .errors import InvalidName
 from .files import atomic_write, prune_empty_dirs
+from .gitrepo import GitRepo
 from .history import StatusEntry
+from .layout import Layout
 from .records import Record
-
-if TYPE_CHECKING:
-    from .workspace import Store
+from .tree import TreeModel
 
 HARD_LINK_REASON = walk.HARD_LINK_REASON
 LINK_REASON = "a symbolic link: memoryui never follows links; discard it"
@@ -44,6 +44,18 @@ class Committed(list[str]):
     def __init__(self, shas: Iterable[str] = (), refused: Iterable[StatusEntry] = ()):
         super().__init__(shas)
         self.refused: list[StatusEntry] = list(refused)
+
+
+class Store(Protocol):
+    """What of the workspace (`workspace.Store`) pending changes use."""
+
+    root: Path
+    layout: Layout
+    git: GitRepo
+    tree_model: TreeModel
+
+    def sync(self) -> None: ...
+    def notify(self, paths: list[str], when: float | None = None) -> None: ...
 
 
 def refusal(root: Path, path: str) -> str | None:

@@ -28,7 +28,7 @@ class Record:
     cost the size of its file twice more (120 KB a `remember` late in a busy day), and the
     commit tick parse megabytes of JSON (see `_rebuild`).
 
-    An entry appended without reading its log (`Store._append_entry`) has no blob id
+    An entry appended without reading its log (`appending.append_entry`) has no blob id
     (`blob` is ""): `crc` is the CRC-32 of the whole new version, chained from the
     previous entry's, and with `base` it is what the commit checks the version it
     rebuilds (or finds in the file) against before making its blob. Hashing the whole log

@@ -175,6 +175,7 @@ def revert(store: Store, sha: str, *, actor: Actor, expect_head: str | None = No
             store.git.record(last)
         paths = [f.path for f in changed]
         store._touch(*paths)
-    store.flush()
+    done = store.flush()  # a revert is answered with its commit, made now
     store.notify(paths, when=last.time if last else None)
-    return RevertResult(full, store.head(), paths)
+    rid = last.id if last else ""
+    return RevertResult(full, done.get(rid) or store.commit_for(rid), paths)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryui.store import Actor, DiskFull, InvalidName, Store, files, gitrepo, lognote
+from memoryui.store import Actor, DiskFull, InvalidName, Store, files, gitrepo, journaled, lognote
 from memoryui.store.files import PAGE
 from tests import fulldisk
 from tests.fulldisk import Disk
@@ -94,7 +94,7 @@ def test_an_entry_over_a_page_is_copied_where_the_kernel_cannot_copy(
 
     def no_update(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("the entry took the whole-file path")
-    monkeypatch.setattr(Store, "update", no_update)
+    monkeypatch.setattr(journaled, "write", no_update)
     store.append(LOG, "\n## 09:05\n\nover the page\n", actor=BOT, tool="remember")
     assert (store.root / LOG).read_text() == before + "\n## 09:05\n\nover the page\n"
     assert git(store.root, "status", "--porcelain") == ""

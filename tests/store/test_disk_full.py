@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from memoryui.store import Actor, DiskFull, Store, workspace
+from memoryui.store import Actor, DiskFull, Store, writing
 from memoryui.store.records import Record
 from memoryui.store.room import FullDiskBackoff
 from tests import fulldisk
@@ -89,7 +89,7 @@ def test_a_change_whose_record_cannot_be_journaled_is_taken_back(
         small_disk: Disk, monkeypatch: pytest.MonkeyPatch) -> None:
     """The disk fills between the room check and the journal's record (here: no check):
     a replaced file, an entry appended in place and a removed file all come back."""
-    monkeypatch.setattr(workspace, "ensure_room", lambda where, needed: None)
+    monkeypatch.setattr(writing, "ensure_room", lambda where, needed: None)
     store = Store(small_disk.path / "ws")
     try:
         store.write(MEM, "# Memory\n\n- the old fact\n", actor=BOT, tool="reflect")

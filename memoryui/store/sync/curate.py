@@ -187,7 +187,7 @@ def resolve(syncer: Rounds, path: str, text: str | None, *, actor: Actor,
                               expect=expect, trailers=trailers)
         store.flush()
         if res is not None and res.changed:
-            sha = res.commit or _last_commit_of(syncer, path)
+            sha = store.commit_for(res) or ""  # (committed by the flush above)
         else:  # the curator kept the local text: record the decision anyway
             sha = syncer.git.empty_commit(actor, msg, trailers, "sync-resolve")
 
@@ -195,12 +195,6 @@ def resolve(syncer: Rounds, path: str, text: str | None, *, actor: Actor,
             s.conflicts.pop(path, None)
         syncer.states.update(clear)
         return sha
-
-
-def _last_commit_of(syncer: Rounds, path: str) -> str:
-    out = run_git(syncer.root, "log", "-1", "--format=%H", "--", f":(literal){path}",
-                  check=False).decode().strip()
-    return out or (syncer.store.head() or "")
 
 
 # -- publishing and discarding ------------------------------------------------------------

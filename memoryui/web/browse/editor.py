@@ -20,12 +20,12 @@ from memoryui.store.merge import find_base, has_conflict_markers
 from memoryui.web import hierarchy
 from memoryui.web.common import (
     actor_of,
-    commit_of,
     conflict_context,
     error_page,
     fragment_or_page,
     normalize_text,
     preview_context,
+    saved,
     web_errors,
 )
 from memoryui.web.diffview import text_diff
@@ -100,8 +100,7 @@ def _save(request: HttpRequest, store: Store, path: str) -> HttpResponse:
     if not result.changed:
         messages.info(request, f"No changes: {path} already has this text.")
         return HttpResponseRedirect(file_url(path))
-    sha = commit_of(store, path, result.commit)
-    messages.success(request, f"Saved {path} in commit {sha[:8]}." if sha else f"Saved {path}.")
+    messages.success(request, saved(f"Saved {path}", result))
     flash_findings(request, store, path)  # people's writes are flagged, never refused
     return HttpResponseRedirect(file_url(path))
 
@@ -156,9 +155,7 @@ def new_file(request: HttpRequest) -> HttpResponse:
             except Conflict:
                 exists, status = True, 409
             else:
-                sha = commit_of(store, path, result.commit)
-                messages.success(request, f"Created {path} in commit {sha[:8]}."
-                                 if sha else f"Created {path}.")
+                messages.success(request, saved(f"Created {path}", result))
                 return HttpResponseRedirect(file_url(path))
     text = normalize_text(form["text"].value() or "")
     ctx = {
@@ -204,9 +201,8 @@ def delete_file(request: HttpRequest, path: str) -> HttpResponse:
         return render(request, T + "delete.html", ctx, status=409)
     except NotFound as exc:
         return error_page(request, str(exc), 404)
-    sha = commit_of(store, path, result.commit)
-    messages.success(request, f"Deleted {path} in commit {sha[:8]}. Its history keeps every "
-                              "version; restore it from there.")
+    messages.success(request, saved(f"Deleted {path}", result, "Its history keeps every "
+                                    "version; restore it from there."))
     scope_name = addr.scope if addr else store.layout.scope_of(path)
     return HttpResponseRedirect(scope_url(scope_name) if scope_name else reverse("overview"))
 

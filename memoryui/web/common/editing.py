@@ -7,21 +7,29 @@ contexts here, so a preview or a conflict looks and behaves the same everywhere.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
 
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
-from memoryui.store import ABSENT, Actor, Conflict, Kind, Store, StoreError, version_of
+from memoryui.store import (
+    ABSENT,
+    Actor,
+    Conflict,
+    Kind,
+    Store,
+    StoreError,
+    WriteResult,
+    version_of,
+)
 from memoryui.store.merge import find_base, merge3
-from memoryui.store.room import disk_is_full
 from memoryui.web import hierarchy
 
 from .conflicts import Names, conflict_sides, preview_html
 
 EDITOR_NAMES = Names("your text", "the version you started from", "the current file", "conflict")
-
-log = logging.getLogger("memoryui.web")
 
 def actor_of(request: HttpRequest) -> Actor:
     """The one author identity of the signed-in person, for every commit they cause.
@@ -38,24 +46,20 @@ def normalize_text(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def commit_of(store: Store, path: str, result_commit: str | None) -> str:
-    """The commit a write landed in (with a commit delay: after flushing the batch); ""
-    when the commit has to wait. The write itself is made and journaled by then, so a
-    commit that fails (a disk that filled up since) never turns it into a refusal: a later
-    flush (the committer's tick, the next write) commits it, and the person reads
-    "Saved", which is true."""
-    if result_commit:
-        return result_commit
-    try:
-        store.flush()
-    except Exception as exc:  # noqa: BLE001 - the write is made; its commit is retried
-        if disk_is_full(store.git.git_dir, exc):
-            log.warning("%s is saved; its commit waits for room on the disk", path)
-        else:
-            log.exception("%s is saved; its commit failed and is retried", path)
-        return ""
-    last = store.last_changes().get(path)
-    return last["sha"] if last else ""
+def saved(done: str, result: WriteResult, after: str = "") -> SafeString:
+    """A flash message for a write: `done` ("Saved notes/x.md"), then a link to the commit
+    that holds it, then `after`. The commit is the one the write returned; a write the
+    committer commits a moment later links to its record (`write_commit` resolves it), so
+    no request waits for, flushes or searches for a commit."""
+    if result.commit:
+        return format_html('{} <a href="{}">in commit {}</a>.{}', done,
+                           reverse("commit", args=[result.commit]), result.commit[:8],
+                           f" {after}" if after else "")
+    if result.record:
+        return format_html('{}. <a href="{}">Its commit</a> follows within a second.{}',
+                           done, reverse("write_commit", args=[result.record]),
+                           f" {after}" if after else "")
+    return format_html("{}.{}", done, f" {after}" if after else "")
 
 
 def preview_context(store: Store, text: str, *, path: str | None = None,

@@ -9,7 +9,7 @@ from django.views.decorators.http import require_POST
 
 from memoryui.roles import CURATOR, require_role
 from memoryui.store import ABSENT, Conflict, Store
-from memoryui.web.common import BadInput, actor_of, render_page, web_errors
+from memoryui.web.common import BadInput, actor_of, render_page, saved, web_errors
 from memoryui.web.common.conflicts import Names, conflict_sides
 from memoryui.web.links import file_url
 from memoryui.workspace import get_store
@@ -39,13 +39,11 @@ def restore(request: HttpRequest, path: str) -> HttpResponse:
                                message=d["message"].strip() or None)
     except Conflict as exc:
         return _conflict(request, store, path, full, old, exc)
-    store.flush()
     if not result.changed:
         messages.info(request, f"{path} is already the same as at {full[:8]}; "
                                "no commit was needed.")
     else:
-        new = result.commit or store.head() or ""
-        messages.success(request, f"Restored {path} as of {full[:8]} (new commit {new[:8]}).")
+        messages.success(request, saved(f"Restored {path} as of {full[:8]}", result))
     return redirect("file_history", path=path)
 
 

@@ -14,6 +14,7 @@ from . import (
     restore,
     revert,
 )
+from .written import write_commit
 
 urlpatterns = [
     path("history/<path:path>", file_history.file_history, name="file_history"),
@@ -26,6 +27,7 @@ urlpatterns = [
     path("diff/context/<path:path>", context.context, name="diff_context"),
     path("diff/view", context.view_mode, name="diff_view_mode"),
     path("restore/<path:path>", restore.restore, name="restore"),
+    path("write/<str:record>/", write_commit, name="write_commit"),
     path("commit/<str:sha>/revert", revert.revert_commit, name="revert_commit"),
     path("activity/", activity.activity, name="activity"),
     path("activity.atom", feed.activity_atom, name="activity_atom"),

@@ -13,7 +13,7 @@ from memoryui.roles import ADMIN, CURATOR, require_role
 from memoryui.secrets import redact
 from memoryui.store import Conflict, NotFound, Store, StoreError
 from memoryui.web import hierarchy
-from memoryui.web.common import BadInput, actor_of, cleaned, commit_of, web_errors
+from memoryui.web.common import BadInput, actor_of, cleaned, saved, web_errors
 from memoryui.web.links import file_url
 from memoryui.workspace import get_store
 
@@ -55,9 +55,8 @@ def remove(request: HttpRequest, path: str) -> HttpResponse:
     if not result.changed:
         messages.info(request, f"Nothing to replace in {path}.")
         return HttpResponseRedirect(file_url(path))
-    sha = commit_of(store, path, result.commit)
-    messages.success(request, f"Removed the secret from the current text of {path} in commit "
-                              f"{sha[:8]}. {ROTATE}")
+    messages.success(request, saved(f"Removed the secret from the current text of {path}",
+                                    result, ROTATE))
     return HttpResponseRedirect(file_url(path))
 
 

@@ -19,6 +19,7 @@ fi
 . scripts/venv.sh
 "$PY" -m pip install -q -e ".[test,postgres]"
 "$PY" -m ruff check .
+"$PY" -m mypy
 # --dist loadgroup: tests marked xdist_group("x") share one worker (and so one costly fixture,
 # such as the e2e cluster); the rest are spread over both cores as usual.
 "$PY" -m pytest -n 2 --dist loadgroup -p no:cacheprovider "$@"

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from memoryui.store import Kind, Store, StoreError, promote
+from memoryui.store.history import CommitInfo
 
 from .errors import ReviewError
 from .ledger import DISMISSED, FoundPromotion, Ledger
@@ -45,7 +46,7 @@ def scan(store: Store) -> tuple[list[FoundPromotion], RebuildStats]:
 
     An entry promoted twice counts for the newest promotion that was not undone.
     """
-    reverts: dict[str, object] = {}
+    reverts: dict[str, CommitInfo] = {}
     commits = []
     decisions: dict[str, tuple[str, str]] = {}
     for c in store.log(limit=10**9, with_files=True):

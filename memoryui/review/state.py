@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Sequence
+from typing import cast
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -18,7 +19,7 @@ from memoryui.models import Promotion, ReviewState
 from .actions import describe
 from .entries import Item
 from .errors import AlreadyReviewed
-from .ledger import FoundPromotion, Ref
+from .ledger import Decision, FoundPromotion, PromotionRecord, Ref
 
 # What `reserve` hands to `release` / `record_promotion`: each row and its prior decision
 # (None: the row was created by the reservation).
@@ -28,12 +29,12 @@ Reserved = list[tuple[ReviewState, tuple | None]]
 class OrmLedger:
     """Review decisions and promotions as rows; each method is one transaction."""
 
-    def decisions_between(self, since: str, until: str) -> dict[Ref, ReviewState]:
+    def decisions_between(self, since: str, until: str) -> dict[Ref, Decision]:
         rows = ReviewState.objects.filter(date__gte=since, date__lte=until
                                           ).select_related("promotion")
         return {(r.path, r.entry_id): r for r in rows}
 
-    def decisions_of(self, refs: Iterable[Ref]) -> dict[Ref, ReviewState]:
+    def decisions_of(self, refs: Iterable[Ref]) -> dict[Ref, Decision]:
         refs = set(refs)
         if not refs:
             return {}
@@ -75,7 +76,7 @@ class OrmLedger:
         return done
 
     def release(self, token: object) -> None:
-        reserved: Reserved = token  # type: ignore[assignment]
+        reserved = cast(Reserved, token)  # what `reserve` returned
         with transaction.atomic():
             for row, prior in reserved:
                 if prior is None:
@@ -86,7 +87,7 @@ class OrmLedger:
 
     def record_promotion(self, token: object, *, target_path: str, target_kind: str,
                          commit_sha: str, user: str) -> Promotion:
-        reserved: Reserved = token  # type: ignore[assignment]
+        reserved = cast(Reserved, token)  # what `reserve` returned
         with transaction.atomic():
             promo = Promotion.objects.create(target_path=target_path, target_kind=target_kind,
                                              commit_sha=commit_sha, created_by=user)
@@ -109,12 +110,12 @@ class OrmLedger:
 
     def reopen(self, items: Sequence[Item]) -> None:
         ReviewState.objects.filter(
-            pk__in=[it.state.pk for it in items if it.state is not None]).delete()
+            pk__in=[it.state.pk for it in items if isinstance(it.state, ReviewState)]).delete()
 
     def promotion(self, pk: int) -> Promotion | None:
         return Promotion.objects.filter(pk=pk).first()
 
-    def recent(self, n: int) -> list[Promotion]:
+    def recent(self, n: int) -> list[PromotionRecord]:
         return list(Promotion.objects.all()[:n])
 
     def mark_undone(self, promo: object, *, undo_commit_sha: str, user: str) -> None:

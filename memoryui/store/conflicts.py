@@ -44,7 +44,8 @@ def _region(lines: list[str], start: int) -> tuple[tuple[Side, ...], int] | None
     first = _OPEN.fullmatch(lines[start])
     assert first is not None
     sides: list[Side] = []
-    label, role, cur = first.group(1) or "", "ours", []
+    cur: list[str] = []
+    label, role = first.group(1) or "", "ours"
     for i in range(start + 1, len(lines)):
         line = lines[i]
         base = _BASE.fullmatch(line) if role == "ours" else None

@@ -34,6 +34,7 @@ _HEAD = struct.Struct(">4sII")
 _STAT = struct.Struct(">IIIIIIIIII20sH")  # ctime, mtime, dev, ino, mode, uid, gid, size, sha, flags
 _REGULAR = (0o100644, 0o100755)
 _NO_SHA = "0" * 40
+Link = tuple[bytes, set[int], set[int]]  # the split index's: shared part's hash, delete, replace
 
 
 class IndexUnreadable(Exception):
@@ -62,9 +63,15 @@ _SET_INDEX = _set_index_function()
 DETACHED = _SET_INDEX is not None and hasattr(pygit2.Index(), "_index")
 
 
+class _Handle(pygit2.Repository):
+    """A repository handle that holds the in-memory index it was given."""
+
+    _memoryui_index: pygit2.Index
+
+
 def open_repo(root: Path | str) -> pygit2.Repository:
     """A libgit2 handle on the workspace that never reads `.git/index` (see above)."""
-    repo = pygit2.Repository(str(root))
+    repo = _Handle(str(root))
     if DETACHED:
         index = pygit2.Index()  # in memory: no file behind it
         ptr = int(pygit2.ffi.cast("uintptr_t", repo._repo))
@@ -136,7 +143,7 @@ def index_files(git_dir: Path) -> dict[str, tuple[int, float]]:
     split = any(git_dir.glob("sharedindex.*"))
     files, entries, link = _parse(data, order=split)
     shared = _shared_path(git_dir, link)
-    if shared is None:
+    if shared is None or link is None:
         return files
     out, names, _link = _parse(shared.read_bytes(), order=True, detail=False)
     delete, replace = link[1], link[2]
@@ -157,7 +164,7 @@ def _put(out: dict, path: str, mode: int, size: int, mtime: float) -> None:
         out.pop(path, None)
 
 
-def _shared_path(git_dir: Path, link: tuple | None) -> Path | None:
+def _shared_path(git_dir: Path, link: Link | None) -> Path | None:
     if link is None or not any(link[0]):
         return None
     path = git_dir / f"sharedindex.{link[0].hex()}"
@@ -166,7 +173,8 @@ def _shared_path(git_dir: Path, link: tuple | None) -> Path | None:
     return path
 
 
-def _parse(data: bytes, order: bool, detail: bool = True) -> tuple[dict, list, tuple | None]:
+def _parse(data: bytes, order: bool,
+           detail: bool = True) -> tuple[dict[str, tuple[int, float]], list, Link | None]:
     """The regular files (path -> (size, mtime)); with `order`, also every entry in the index's
     order too: its (raw path, mode, size, mtime) with `detail`, else its decoded path; and
     the split index's link extension as (shared part's hash, delete bits, replace bits)."""
@@ -210,7 +218,7 @@ def _parse(data: bytes, order: bool, detail: bool = True) -> tuple[dict, list, t
     return files, ordered, _link(data, pos)
 
 
-def _link(data: bytes, pos: int) -> tuple | None:
+def _link(data: bytes, pos: int) -> Link | None:
     """The split index's 'link' extension, among the extensions after the entries."""
     end = len(data) - 20  # the checksum
     while pos + 8 <= end:
@@ -232,7 +240,8 @@ def _ewah(data: bytes, pos: int) -> tuple[set[int], int]:
     length and a 31-bit count of literal words that follow), then the last marker's place."""
     _bits, words = struct.unpack_from(">II", data, pos)
     values = struct.unpack_from(f">{words}Q", data, pos + 8)
-    out, bit, i = set(), 0, 0
+    out: set[int] = set()
+    bit, i = 0, 0
     while i < words:
         marker = values[i]
         run, literals = (marker >> 1) & 0xFFFFFFFF, marker >> 33

@@ -76,7 +76,7 @@ def find_base(store: Store, path: str, base: str) -> tuple[str | None, list[Comm
 
     if base == ABSENT:
         return "", []
-    newer = []
+    newer: list[CommitInfo] = []
     for info in store.log(path, limit=MAX_BASE_SEARCH, with_files=False):
         old = store.file_at(path, info.sha)
         if version_of(old) == base:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import pygit2
@@ -124,9 +125,9 @@ def commit_message(group: list[Record]) -> str:
     trailers = [("Memoryui-Actor", first.actor.trailer)]
     trailers += [("Memoryui-Tool", t) for t in tools]
     for r in group:
-        for t in r.trailers:
-            if tuple(t) not in trailers:
-                trailers.append(tuple(t))
+        for key, value in r.trailers:
+            if (key, value) not in trailers:
+                trailers.append((key, value))
     if len(group) > 1:  # grouped writes stay told apart (writes.py)
         trailers += [(WRITE, trailer_value(r.time, r.tool, _printable(r.path))) for r in group]
     text = subject + "\n\n"
@@ -137,7 +138,7 @@ def commit_message(group: list[Record]) -> str:
 
 
 def apply_changes(repo: pygit2.Repository, tree: pygit2.Tree | None,
-                  changes: dict[str, str | tuple[str, int] | None]) -> pygit2.Oid:
+                  changes: Mapping[str, str | tuple[str, int] | None]) -> pygit2.Oid:
     """A new tree: `tree` with files set or removed (None). A value is a blob sha (a regular
     file) or (blob sha, file mode); the commit engine and sync build trees with it."""
     oid = _apply(repo, tree, changes)
@@ -145,7 +146,7 @@ def apply_changes(repo: pygit2.Repository, tree: pygit2.Tree | None,
 
 
 def _apply(repo: pygit2.Repository, tree: pygit2.Tree | None,
-           changes: dict[str, str | tuple[str, int] | None]) -> pygit2.Oid | None:
+           changes: Mapping[str, str | tuple[str, int] | None]) -> pygit2.Oid | None:
     tb = repo.TreeBuilder(tree) if tree is not None else repo.TreeBuilder()
     nested: dict[str, dict[str, str | tuple[str, int] | None]] = {}
     for path, item in changes.items():
@@ -160,9 +161,9 @@ def _apply(repo: pygit2.Repository, tree: pygit2.Tree | None,
             tb.insert(head, pygit2.Oid(hex=blob), mode)
     for name, sub in nested.items():
         existing = tb.get(name)
-        subtree = repo[existing.id] if existing is not None and existing.type_str == "tree" \
+        found = repo[existing.id] if existing is not None and existing.type_str == "tree" \
             else None
-        new = _apply(repo, subtree, sub)
+        new = _apply(repo, found if isinstance(found, pygit2.Tree) else None, sub)
         if new is None:
             if existing is not None:
                 tb.remove(name)

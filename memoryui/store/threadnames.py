@@ -21,7 +21,7 @@ _PR_SET_NAME = 15  # prctl's option
 _LIMIT = 15  # TASK_COMM_LEN less its NUL
 
 
-def _find_prctl() -> object | None:
+def _find_prctl() -> Callable[..., int] | None:
     try:
         return ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):

@@ -12,10 +12,11 @@ as an entry with `link=True` so a caller can show it as refused.
 from __future__ import annotations
 
 import ctypes
+import enum
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -161,7 +162,7 @@ def read_stat_nofollow(root: Path | str, path: str) -> tuple[bytes, os.stat_resu
     if _openat2 is not None:
         found = _read_openat2(root, path)
         if found is not _SLOW:
-            return found  # type: ignore[return-value]
+            return found
     return _read_by_components(root, path)
 
 
@@ -208,7 +209,11 @@ def _read_by_components(root: Path | str, path: str
 
 
 # -- openat2 (Linux 5.6+): one call per file instead of one per path component ----------------
-_SLOW = object()  # "ask component by component"
+class _Slow(enum.Enum):
+    SLOW = "ask component by component"
+
+
+_SLOW = _Slow.SLOW
 _RESOLVE_NO_SYMLINKS, _RESOLVE_BENEATH, _SYS_OPENAT2 = 0x04, 0x08, 437
 
 
@@ -217,7 +222,7 @@ class _OpenHow(ctypes.Structure):
                 ("resolve", ctypes.c_uint64)]
 
 
-def _find_openat2() -> object | None:
+def _find_openat2() -> Callable[..., int] | None:
     """libc's syscall() when this kernel has openat2 and lets us call it (x86-64 only: the
     number differs elsewhere, and seccomp may forbid it), else None."""
     if os.uname().machine != "x86_64":
@@ -244,6 +249,7 @@ _FILE_HOW = _OpenHow(os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC,
 
 def _open_beneath(root: Path | str, path: str, how: _OpenHow) -> int:
     """`openat2` of `path` under `root` as `how` says: a descriptor, or -1 (errno set)."""
+    assert _openat2 is not None  # its callers ask only where openat2 is there
     dfd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     try:
         return _openat2(_SYS_OPENAT2, ctypes.c_int(dfd), os.fsencode(path),
@@ -252,7 +258,7 @@ def _open_beneath(root: Path | str, path: str, how: _OpenHow) -> int:
         os.close(dfd)
 
 
-def _read_openat2(root: Path | str, path: str) -> object:
+def _read_openat2(root: Path | str, path: str) -> tuple[bytes, os.stat_result] | None | _Slow:
     """(bytes, stat) of a regular file, None when it is simply missing, _SLOW otherwise."""
     if not path or path.startswith("/") or "\0" in path:
         return _SLOW

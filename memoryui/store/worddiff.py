@@ -77,7 +77,8 @@ def word_opcodes(a: list[str], b: list[str], budget: Budget,
     if cost > budget.steps:  # refused before it is paid: a smaller block may still fit
         return None
     budget.spend(cost)
-    raw = Indel.opcodes(mid_a, mid_b)
+    raw: list[Opcode] = [(o.tag, o.src_start, o.src_end, o.dest_start, o.dest_end)
+                         for o in Indel.opcodes(mid_a, mid_b)]
     edits = sum(i2 - i1 + j2 - j1 for tag, i1, i2, j1, j2 in raw if tag != "equal")
     if (total - edits) / total < similar:  # difflib's ratio, exactly
         return None

@@ -88,13 +88,12 @@ class Snapshot:
             sub = self._tree[folder] if folder else self._tree
         except KeyError:
             return []
-        if sub.type_str != "tree":
+        if not isinstance(sub, pygit2.Tree):
             return []
-        repo = self.store.git.repo
-        names = sorted(e.name for e in sub if e.type_str == "blob" and e.name.endswith(suffix)
-                       and e.filemode != pygit2.GIT_FILEMODE_LINK)
-        return [(f"{folder}/{n}" if folder else n,
-                 repo[sub[n].id].data.decode("utf-8", "replace")) for n in names]
+        blobs = {e.name: e for e in sub if isinstance(e, pygit2.Blob) and e.name is not None
+                 and e.name.endswith(suffix) and e.filemode != pygit2.GIT_FILEMODE_LINK}
+        return [(f"{folder}/{n}" if folder else n, blobs[n].data.decode("utf-8", "replace"))
+                for n in sorted(blobs)]
 
 
 def snapshot_before(store: Store, day: dt.date) -> Snapshot | None:
@@ -168,12 +167,15 @@ def estimate_tokens(text: str) -> int:
     return -(-len(text) // CHARS_PER_TOKEN)
 
 
-def _use(src: Source, label: str, path: str, text: str | None, kind: Kind,
-         loaded: bool = True) -> FileUse | None:
-    if text is None:
-        return None
+def _use(src: Source, label: str, path: str, text: str, kind: Kind,
+         loaded: bool = True) -> FileUse:
     return FileUse(label, path, len(text.encode()), count_lines(text),
                    src.layout.budget(kind), loaded)
+
+
+def _uses(src: Source, label: str, path: str, text: str | None, kind: Kind) -> list[FileUse]:
+    """The file's use, or none when there is no such file."""
+    return [] if text is None else [_use(src, label, path, text, kind)]
 
 
 # -- per framework ----------------------------------------------------------------------------
@@ -188,13 +190,11 @@ def _duragent(src: Source, scope: str, clock: dt.datetime, out: SessionContext) 
         out.files.append(_use(src, f"world: {posixpath.basename(path)[:-3]}", path, text,
                               Kind.WORLD))
     path = src.path_for(Kind.MEMORY, scope)
-    found = _use(src, "MEMORY.md", path, src.read(path), Kind.MEMORY)
-    out.files += [found] if found else []
+    out.files += _uses(src, "MEMORY.md", path, src.read(path), Kind.MEMORY)
     for i in range(duragent.DEFAULT_DAYS):
         day = (clock.date() - dt.timedelta(i)).isoformat()
         path = src.path_for(Kind.DAILY, scope, day)
-        found = _use(src, f"daily log {day}", path, src.read(path), Kind.DAILY)
-        out.files += [found] if found else []
+        out.files += _uses(src, f"daily log {day}", path, src.read(path), Kind.DAILY)
 
 
 def _cut_file(src: Source, out: SessionContext, kind: Kind, path: str, text: str) -> None:
@@ -215,8 +215,7 @@ def _dagu(src: Source, scope: str, out: SessionContext) -> None:
     gtext, dtext = src.read(gpath) or "", src.read(dpath) or ""
     for label, path, text, kind in (("global MEMORY.md", gpath, gtext, Kind.GLOBAL),
                                     ("DAG MEMORY.md", dpath, dtext, Kind.MEMORY)):
-        found = _use(src, label, path, text or None, kind)
-        out.files += [found] if found else []
+        out.files += _uses(src, label, path, text or None, kind)
     if not gtext and not dtext:
         return
     out.add("text", "<memory>\n")
@@ -317,5 +316,4 @@ def session_context(src: Source, scope: str, clock: dt.datetime) -> SessionConte
         _zerostack(src, scope, clock, out)
     elif layout.key == "jutul":
         _jutul(src, scope, out)
-    out.files = [f for f in out.files if f is not None]
     return out

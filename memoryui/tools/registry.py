@@ -211,8 +211,9 @@ def check_args(schema: dict, args: object, enum_errors: dict[str, str] | None = 
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_TYPES = {"string": str, "integer": int, "boolean": bool, "object": dict, "array": list,
-          "number": (int, float)}
+_TYPES: dict[str, type | tuple[type, ...]] = {
+    "string": str, "integer": int, "boolean": bool, "object": dict, "array": list,
+    "number": (int, float)}
 
 
 def _check_type(key: str, spec: dict, value: object) -> None:

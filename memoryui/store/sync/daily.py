@@ -92,7 +92,7 @@ def merge_daily(base: str | None, ours: str | None, theirs: str | None) -> str:
     if not ours:
         term = theirs.endswith("\n")
     count_b = Counter(k for k, _t, _l in _blocks(base))
-    count_o = Counter(c.key for c in chunks[1:])
+    count_o = Counter(c.key for c in chunks[1:] if c.key is not None)
     their_blocks = _blocks(theirs)
     count_t = Counter(k for k, _t, _l in their_blocks)
     target = {k: _target(count_o[k], count_t[k], count_b[k])
@@ -102,7 +102,7 @@ def merge_daily(base: str | None, ours: str | None, theirs: str | None) -> str:
     extra = {k: count_o[k] - target[k] for k in count_o if count_o[k] > target[k]}
     for i in range(len(chunks) - 1, 0, -1):
         k = chunks[i].key
-        if extra.get(k, 0) > 0:
+        if k is not None and extra.get(k, 0) > 0:
             extra[k] -= 1
             del chunks[i]
 

@@ -86,7 +86,10 @@ def _text(repo: pygit2.Repository, item: Item | None) -> str | None:
     """The file's text, None when absent; ValueError when it is not UTF-8 text."""
     if item is None:
         return None
-    data = repo[item[0]].data
+    blob = repo[item[0]]
+    if not isinstance(blob, pygit2.Blob):
+        raise ValueError("not a file")
+    data = blob.data
     if b"\0" in data:
         raise ValueError("binary")
     return data.decode("utf-8")
@@ -105,7 +108,7 @@ def make_plan(repo: pygit2.Repository, layout: Layout | None, ours: str | None, 
     `ours` (a clone made before memoryui refused entries may hold some: they go now)."""
     ours_tree = repo[ours].peel(pygit2.Tree) if ours else None
     clean, refused = scrub(repo, repo[theirs].peel(pygit2.Tree), None if rescan else ours_tree)
-    theirs_tree = repo[clean]
+    theirs_tree = repo[clean].peel(pygit2.Tree)
     if ours is None or ours in (theirs, base) or \
             (base is None and repo.descendant_of(theirs, ours)):
         return Plan(ours, theirs, ours, not refused, clean, refused=refused)

@@ -76,7 +76,7 @@ def rewriting_attributes(text: str) -> bool:
 
 def _entry_refusal(repo: pygit2.Repository, entry: pygit2.Object) -> str | None:
     try:
-        name = entry.raw_name.decode("utf-8")
+        name = (entry.raw_name or b"").decode("utf-8")  # a tree's entries all have names
     except UnicodeDecodeError:
         return "a name that is not UTF-8"
     why = name_refusal(name)
@@ -95,8 +95,9 @@ def _entry_refusal(repo: pygit2.Repository, entry: pygit2.Object) -> str | None:
     if folded in (".gitmodules", "gitmod~1"):
         return "submodule configuration (.gitmodules)"
     if folded == ".gitattributes":
-        data = repo[entry.id].data
-        if rewriting_attributes(data.decode("utf-8", "replace")):
+        blob = repo[entry.id]
+        if isinstance(blob, pygit2.Blob) \
+                and rewriting_attributes(blob.data.decode("utf-8", "replace")):
             return ".gitattributes that rewrites file content (filter, text, eol, ident, " \
                    "working-tree-encoding)"
     return None
@@ -123,7 +124,7 @@ def _scrub(repo: pygit2.Repository, tree: pygit2.Tree, known: pygit2.Tree | None
     kept: list[tuple[str, pygit2.Oid, int]] = []
     changed = False
     for entry in tree:
-        name = entry.raw_name.decode("utf-8", "replace")
+        name = (entry.raw_name or b"").decode("utf-8", "replace")
         mode = int(entry.filemode)
         why = _entry_refusal(repo, entry)  # first: a name with '/' must not look up a path
         if why is not None:
@@ -132,8 +133,9 @@ def _scrub(repo: pygit2.Repository, tree: pygit2.Tree, known: pygit2.Tree | None
             continue
         prior = _child(known, name)
         if mode == TREE:
-            inner = prior if prior is not None and int(prior.filemode) == TREE else None
-            sub = _scrub(repo, repo[entry.id], inner, f"{prefix}{name}/", refused)  # type: ignore[arg-type]
+            inner = prior if isinstance(prior, pygit2.Tree) else None
+            sub = _scrub(repo, repo[entry.id].peel(pygit2.Tree), inner, f"{prefix}{name}/",
+                         refused)
             if sub is None:
                 changed = True
                 continue
@@ -151,7 +153,7 @@ def _scrub(repo: pygit2.Repository, tree: pygit2.Tree, known: pygit2.Tree | None
     return builder.write()
 
 
-def _child(tree: pygit2.Tree | None, name: str) -> pygit2.Object | None:
+def _child(tree: pygit2.Tree | None, name: str) -> pygit2.Tree | pygit2.Blob | None:
     if tree is None:
         return None
     try:

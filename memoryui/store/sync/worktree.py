@@ -55,7 +55,7 @@ def _wanted(repo: pygit2.Repository, item: Item | None) -> Content | None:
         return None
     if item[1] not in (BLOB, EXEC, LINK):
         return ("submodule", item[0].encode())  # never on disk as a file
-    return ("link" if item[1] == LINK else "file", repo[item[0]].data)
+    return ("link" if item[1] == LINK else "file", repo[item[0]].peel(pygit2.Blob).data)
 
 
 def _on_disk(root: Path, path: str) -> Content | None:

@@ -33,9 +33,10 @@ import pygit2
 from . import gitindex, walk
 from .actors import Actor
 from .errors import Ambiguous, InvalidName, NotFound
-from .files import TMP_SUFFIX, ProcessLock, SharedProcessLock, disk_errors
+from .files import TMP_SUFFIX, disk_errors
 from .gitcli import GIT_ENV, run_git  # noqa: F401 - imported from here by the store
 from .journaled import append_line
+from .locks import ProcessLock, SharedProcessLock
 from .records import Record, apply_changes, commit_message, group_records
 from .room import branch_not_moved
 

@@ -26,23 +26,14 @@ from memoryui.secrets import Guard
 
 from . import history, journaled, lognote, lookalike, names, pending, walk
 from .actors import Actor
+from .appends import append_at, append_by_copy, crosses_page, sync_appended, sync_replaced
 from .blame import BlameLine, blame_lines
 from .committer import Committer
 from .errors import Ambiguous, Conflict, InvalidName, NotFound, SecretFound, TooLarge
-from .files import (
-    ProcessLock,
-    append_at,
-    append_by_copy,
-    atomic_write,
-    crosses_page,
-    disk_errors,
-    fsync_dir,
-    prune_empty_dirs,
-    sync_appended,
-    sync_replaced,
-)
+from .files import atomic_write, disk_errors, fsync_dir, prune_empty_dirs
 from .gitrepo import MIN_COMMIT_ID, GitRepo
 from .layout import Address, Kind, Layout, get_layout
+from .locks import ProcessLock
 from .records import Record
 from .room import ensure_room
 from .tree import (  # noqa: F401 (re-exported)

@@ -17,8 +17,8 @@ import time
 from collections.abc import Iterable
 
 from ..actors import Actor
-from ..files import ProcessLock
 from ..gitrepo import ZERO, run_git
+from ..locks import ProcessLock
 from ..workspace import Store
 from . import curate
 from .bootstrap import check

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pygit2
 
-from .gitrepo import run_git
+from .gitcli import run_git
 
 
 @dataclass

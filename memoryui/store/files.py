@@ -19,7 +19,7 @@ TMP_SUFFIX = ".memoryui-tmp"
 
 def temp_name(name: str) -> str:
     """A hidden, unique name for a file being written beside `name` (git ignores the
-    suffix: `GitRepo._ensure_excludes`), so concurrent writers never share one."""
+    suffix: `GitObjects._ensure_excludes`), so concurrent writers never share one."""
     return f".{name}.{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}"
 
 

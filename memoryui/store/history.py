@@ -22,8 +22,8 @@ import pygit2
 
 from . import dated
 from .diffs import DiffLine, FileDiff, Hunk, over_diff_limit
+from .gitcli import GIT_ENV, run_git
 from .gitindex import open_repo
-from .gitrepo import GIT_ENV, run_git
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's well-known empty tree
 _STATUS = {"A": "added", "D": "deleted", "R": "renamed"}

@@ -118,7 +118,7 @@ class SharedProcessLock(ProcessLock):
 
     @contextlib.contextmanager
     def shared(self) -> Iterator[None]:
-        if self._owner == threading.get_ident() or getattr(self._local, "shared", 0):
+        if self._owner == threading.get_ident() or getattr(self._local, "shared", 0) > 0:
             self._local.shared = getattr(self._local, "shared", 0) + 1
             try:
                 yield

@@ -31,7 +31,8 @@ from .blame import BlameLine, blame_lines
 from .committer import Committer
 from .errors import Ambiguous, Conflict, InvalidName, NotFound, SecretFound, TooLarge
 from .files import atomic_write, disk_errors, fsync_dir, prune_empty_dirs
-from .gitrepo import MIN_COMMIT_ID, GitRepo
+from .gitobjects import MIN_COMMIT_ID
+from .gitrepo import GitRepo
 from .layout import Address, Kind, Layout, get_layout
 from .locks import ProcessLock
 from .records import Record

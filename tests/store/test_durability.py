@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memoryui.store import Actor, CommitRaceError, Store
-from memoryui.store.gitrepo import wait_for_housekeeping
+from memoryui.store.housekeeping import wait_for_housekeeping
 from memoryui.store.records import Record
 
 DAILY = "agents/ops-bot/memory/daily/2026-11-20.md"

@@ -15,8 +15,8 @@ from pathlib import Path
 import pygit2
 
 from .. import walk
+from ..gitcli import run_git
 from ..gitindex import open_repo
-from ..gitrepo import run_git
 from ..locks import ProcessLock
 from .config import RemoteConfig, SyncError
 from .mergecommit import merge_commit, record_refused

@@ -17,7 +17,8 @@ import time
 from collections.abc import Iterable
 
 from ..actors import Actor
-from ..gitrepo import ZERO, run_git
+from ..gitcli import run_git
+from ..gitobjects import ZERO
 from ..locks import ProcessLock
 from ..workspace import Store
 from . import curate

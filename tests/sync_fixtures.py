@@ -23,7 +23,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from memoryui.store.gitrepo import wait_for_housekeeping
+from memoryui.store.housekeeping import wait_for_housekeeping
 
 GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_AUTHOR_NAME": "native-bot",
            "GIT_AUTHOR_EMAIL": "native-bot@agents.example", "GIT_COMMITTER_NAME": "native-bot",

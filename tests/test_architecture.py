@@ -49,8 +49,8 @@ def test_the_import_parser_sees_what_it_must() -> None:
     assert "memoryui.store.workspace" in names and "memoryui.store.budgets.cut" in names
     tools = {name for _line, name in imported(PACKAGE / "tools" / "zerostack.py")}
     assert "memoryui.store.budgets" in tools
-    gitrepo = {name for _line, name in imported(PACKAGE / "store" / "gitrepo.py")}
-    assert {"pygit2", "memoryui.store.walk", "memoryui.store.errors.NotFound"} <= gitrepo
+    staging = {name for _line, name in imported(PACKAGE / "store" / "staging.py")}
+    assert {"pygit2", "memoryui.store.walk", "memoryui.store.errors.InvalidName"} <= staging
 
 
 @pytest.mark.parametrize("package", DOMAIN)

@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from memoryui.store.gitrepo import wait_for_housekeeping
+from memoryui.store.housekeeping import wait_for_housekeeping
 from tests.api.realserver import ROOT, RealServer, free_port, is_worker
 from tests.waiting import wait_for
 

@@ -38,10 +38,10 @@ from memoryui.api.common import (
 )
 from memoryui.models import Token
 from memoryui.store import ABSENT, DELETE, Conflict, Kind, Store, names, version_of
+from memoryui.store.commitinfo import CommitDetail, CommitInfo
 from memoryui.store.committed import RECORD_ID
 from memoryui.store.dates import GIT_MAX, GIT_MIN, BadDate, parse_date
 from memoryui.store.diffs import FileDiff, diff_texts, unified_text
-from memoryui.store.history import CommitDetail, CommitInfo
 from memoryui.workspace import get_store
 
 MAX_LIMIT = 500

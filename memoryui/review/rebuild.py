@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from memoryui.store import Kind, Store, StoreError, promote
-from memoryui.store.history import CommitInfo
+from memoryui.store.commitinfo import CommitInfo
 
 from .errors import ReviewError
 from .ledger import DISMISSED, FoundPromotion, Ledger

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from memoryui.store import InvalidName, Kind
-from memoryui.store.gitrepo import run_git
+from memoryui.store.gitcli import run_git
 from memoryui.store.names import validate_relpath
 from memoryui.store.walk import read_stat_nofollow
 

@@ -22,7 +22,7 @@ from memoryui.secrets import Guard
 
 from . import journaled, lognote, names, walk
 from .actors import Actor
-from .files import append_at, append_by_copy, crosses_page, sync_appended, sync_replaced
+from .appends import append_at, append_by_copy, crosses_page, sync_appended, sync_replaced
 from .gitrepo import GitRepo
 from .records import Record
 

@@ -10,10 +10,11 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import pygit2
 
-from .gitrepo import run_git
+from .gitcli import run_git
 
 
 @dataclass
@@ -82,7 +83,7 @@ def _blob_at(repo: pygit2.Repository, sha: str, path: str) -> pygit2.Blob | None
         obj = repo[sha].peel(pygit2.Tree)[path]
     except (KeyError, ValueError, pygit2.GitError):
         return None
-    return repo[obj.id] if obj.type_str == "blob" else None
+    return cast(pygit2.Blob, repo[obj.id]) if obj.type_str == "blob" else None
 
 
 def lines_before(repo: pygit2.Repository, sha: str, path: str, parent: str,
@@ -95,7 +96,9 @@ def lines_before(repo: pygit2.Repository, sha: str, path: str, parent: str,
     if old is None:
         return [1 for _ in lines]
     old_count = max(1, old.data.count(b"\n") + (0 if old.data.endswith(b"\n") else 1))
-    hunks = list(old.diff(new, context_lines=0).hunks) if new is not None else []
+    hunks: list[pygit2.DiffHunk] = []
+    if new is not None:  # (pygit2's type stubs leave out Blob.diff's context_lines)
+        hunks = list(old.diff(new, context_lines=0).hunks)  # type: ignore[call-arg]
     return [min(max(1, _through(hunks, n)), old_count) for n in lines]
 
 

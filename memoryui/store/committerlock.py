@@ -14,7 +14,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from .files import ProcessLock
+from .locks import ProcessLock
 
 LOCK_NAME = "committer.lock"
 

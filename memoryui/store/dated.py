@@ -17,7 +17,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-from .gitrepo import run_git
+from .gitcli import run_git
 
 KEEP = 8  # filters kept per process (the feed's plain dated view and a few filtered ones)
 

@@ -1,114 +1,35 @@
-"""Reading git history: log with filters, one commit with its diff, status (blame: `blame.py`).
+"""Reading git history: which commits (`log`, `commits`, `last_changes`), one commit with
+its diff (`show`), two versions compared (`diff`), and the working tree's status (blame:
+`blame.py`; the values returned: `commitinfo.py`; tree diffs: `treediff.py`).
 
 Logs go through the git CLI, which uses the commit-graph's Bloom filters for
-path-limited logs (about 4 ms instead of 30 ms on a 5,000-commit history); single
-commits and diffs come from libgit2. Paths are always exact: the CLI is asked for
-NUL-separated output (`-z`), which git never C-quotes, and libgit2 hands paths over as
-they are, so a name with `"`, a TAB, a backslash or a newline is never mistaken for
-another path (and never escapes the scope read rule).
+path-limited logs; single commits and diffs come from libgit2. Paths are always exact: the
+CLI is asked for NUL-separated output (`-z`), which git never C-quotes, and libgit2 hands
+paths over as they are, so a name with `"`, a TAB, a backslash or a newline is never
+mistaken for another path (and never escapes the scope read rule).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 import subprocess
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import pygit2
 
 from . import dated
-from .diffs import DiffLine, FileDiff, Hunk, over_diff_limit
+from .commitinfo import CommitDetail, CommitInfo, FileChange, parse_trailers, summary
+from .diffs import FileDiff
+from .gitcli import git_env, run_git
 from .gitindex import open_repo
-from .gitrepo import GIT_ENV, run_git
-
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's well-known empty tree
-_STATUS = {"A": "added", "D": "deleted", "R": "renamed"}
+from .treediff import blob_changes, tree_diff, tree_of
 
 FS, RS = "\x1f", "\x1e"
 LOG_FORMAT = RS + FS.join(["%H", "%P", "%an", "%ae", "%at", "%B"]) + FS
-
-
-@dataclass
-class FileChange:
-    status: str  # A M D R
-    path: str
-    old_path: str | None = None
-
-
-@dataclass
-class CommitInfo:
-    sha: str
-    parents: list[str]
-    author: str
-    email: str
-    time: int
-    message: str
-    files: list[FileChange] = field(default_factory=list)
-
-    @property
-    def short(self) -> str:
-        return self.sha[:8]
-
-    @property
-    def subject(self) -> str:
-        return self.message.split("\n", 1)[0]
-
-    @property
-    def when(self) -> dt.datetime:
-        return dt.datetime.fromtimestamp(self.time, tz=dt.UTC)
-
-    @property
-    def trailers(self) -> dict[str, list[str]]:
-        return parse_trailers(self.message)
-
-    @property
-    def actor(self) -> str:
-        """`agent:x` / `user:y` from the trailer; commits made outside memoryui: `git:name`."""
-        values = self.trailers.get("Memoryui-Actor")
-        return values[0] if values else f"git:{self.author}"
-
-    @property
-    def actor_kind(self) -> str:
-        return self.actor.split(":", 1)[0]
-
-    @property
-    def tools(self) -> list[str]:
-        return self.trailers.get("Memoryui-Tool", [])
-
-    @property
-    def body(self) -> str:
-        """The message without subject and trailers."""
-        lines = self.message.rstrip("\n").split("\n")[1:]
-        while lines and TRAILER_RE.match(lines[-1]):
-            lines.pop()
-        return "\n".join(lines).strip()
-
-
-@dataclass
-class CommitDetail(CommitInfo):
-    diffs: list[FileDiff] = field(default_factory=list)
-    patch: str = ""
-
-
-TRAILER_RE = re.compile(r"^([A-Za-z][A-Za-z0-9-]*): (.*)$")
-
-
-def parse_trailers(message: str) -> dict[str, list[str]]:
-    """Trailers of the last paragraph (git's own rule, simplified)."""
-    paragraphs = message.rstrip("\n").split("\n\n")
-    out: dict[str, list[str]] = {}
-    if len(paragraphs) < 2:
-        return out
-    for line in paragraphs[-1].split("\n"):
-        m = TRAILER_RE.match(line)
-        if not m:
-            return {}
-        out.setdefault(m.group(1), []).append(m.group(2))
-    return out
 
 
 def _parse_log(raw: bytes, with_files: bool) -> list[CommitInfo]:
@@ -201,8 +122,8 @@ def log(root: Path, pathspecs: list[str] | None = None, *, actor: str | None = N
 def commits(root: Path, shas: list[str],
             repo: pygit2.Repository | None = None) -> list[CommitInfo]:
     """These commits (full ids), in this order, without their files: one `git log
-    --no-walk` for all, or with `repo`, a few read by libgit2 (no process at all: the
-    compare page's two rows cost more than the diff they head)."""
+    --no-walk` for all, or with `repo`, a few read by libgit2 (no process at all, for a
+    page of a few rows such as the compare page's two)."""
     if not shas:
         return []
     if repo is not None and len(shas) <= FEW_COMMITS:
@@ -275,7 +196,7 @@ def show(root: Path, sha: str, repo: pygit2.Repository | None = None) -> CommitD
     except (KeyError, ValueError, pygit2.GitError):
         return None
     parent = commit.parents[0].tree if commit.parents else None
-    diffs, patch = _tree_diff(parent, commit.tree)
+    diffs, patch = tree_diff(parent, commit.tree)
     files = [FileChange(_CHANGE.get(d.status, "M"), d.path,
                         d.old_path if d.status == "renamed" else None) for d in diffs]
     author = commit.author
@@ -290,140 +211,11 @@ _CHANGE = {"added": "A", "deleted": "D", "renamed": "R", "modified": "M"}
 
 def diff(root: Path, rev_a: str, rev_b: str, path: str | None = None,
          repo: pygit2.Repository | None = None) -> list[FileDiff]:
-    """Changes from rev_a to rev_b (either may be EMPTY_TREE), optionally of one path
-    (or a folder): a rename shows when either of its names matches."""
+    """Changes from rev_a to rev_b (either may be `treediff.EMPTY_TREE`), optionally of one
+    path (or a folder): a rename shows when either of its names matches."""
     repo = repo or open_repo(root)
-    a, b = _tree_of(repo, rev_a), _tree_of(repo, rev_b)
-    return _tree_diff(a, b, path, with_patch=False)[0]
-
-
-def _tree_of(repo: pygit2.Repository, rev: str) -> pygit2.Tree | None:
-    if rev == EMPTY_TREE:
-        return None
-    return repo.revparse_single(rev).peel(pygit2.Tree)
-
-
-FAST_DIFF_FILES = 500  # more changed files than this: libgit2's own diff is as quick
-_PLAIN = int(pygit2.enums.FileMode.BLOB)
-
-
-def _blob_changes(a: pygit2.Tree | None, b: pygit2.Tree | None, prefix: str,
-                  out: list[tuple[str, pygit2.Blob | None, pygit2.Blob | None]]
-                  ) -> list | None:
-    """(path, old blob, new blob) of every file that differs, skipping subtrees whose ids
-    are equal: libgit2's tree-to-tree diff visits every entry of both trees (about 100 ms
-    on 200k files for a one-line commit). None when only libgit2's diff can say it right
-    (a file becoming a folder, a mode other than a plain file, too many files)."""
-    ea = {e.name: e for e in a} if a is not None else {}
-    eb = {e.name: e for e in b} if b is not None else {}
-    for name in ea.keys() | eb.keys():
-        x, y = ea.get(name), eb.get(name)
-        if x is not None and y is not None and x.id == y.id and x.filemode == y.filemode:
-            continue
-        kinds = {e.type_str for e in (x, y) if e is not None}
-        if kinds == {"tree"}:
-            if _blob_changes(x, y, f"{prefix}{name}/", out) is None:
-                return None
-        elif kinds == {"blob"} and all(e.filemode == _PLAIN for e in (x, y) if e is not None):
-            out.append((prefix + name, x, y))
-        else:
-            return None
-        if len(out) > FAST_DIFF_FILES:
-            return None
-    return out
-
-
-def _same_file(a: pygit2.Tree | None, b: pygit2.Tree | None, path: str) -> list | None:
-    """A path that is a plain file on both sides: its own change alone (no rename can
-    involve it, so nothing else in the trees needs looking at); None otherwise."""
-    try:
-        x, y = a[path], b[path]  # type: ignore[index]
-    except (KeyError, TypeError):
-        return None
-    if not (x.type_str == y.type_str == "blob" and x.filemode == y.filemode == _PLAIN):
-        return None
-    return [] if x.id == y.id else [(path, x, y)]
-
-
-def _fast_diff(a: pygit2.Tree | None, b: pygit2.Tree | None, path: str | None,
-               with_patch: bool) -> tuple[list[FileDiff], str] | None:
-    """The same FileDiffs and patch text as libgit2's diff with rename detection, from the
-    changed blobs alone; None when a rename is possible (a file added and another deleted)
-    or `_blob_changes` declines."""
-    one = _same_file(a, b, path) if path else None
-    changes = one if one is not None else _blob_changes(a, b, "", [])
-    if changes is None or (any(x is None for _, x, _ in changes)
-                           and any(y is None for _, _, y in changes)):
-        return None
-    changes.sort(key=lambda c: c[0].encode())
-    if path:
-        changes = [c for c in changes if c[0] == path or c[0].startswith(path + "/")]
-    out, text = [], []
-    for p, x, y in changes:  # (`changes` keeps the blobs alive while their patches are read)
-        if over_diff_limit(x.size if x is not None else 0, y.size if y is not None else 0):
-            out.append(FileDiff(p, None, "added" if x is None else "deleted" if y is None
-                                else "modified", too_large=True))
-            continue
-        pt = pygit2.Patch.create_from(x, y, old_as_path=p, new_as_path=p)
-        out.append(_file_diff(pt))
-        if with_patch:
-            text.append(pt.text or "")
-    return out, "".join(text)
-
-
-def _tree_diff(a: pygit2.Tree | None, b: pygit2.Tree | None, path: str | None = None,
-               with_patch: bool = True) -> tuple[list[FileDiff], str]:
-    if a is None and b is None:
-        return [], ""
-    fast = _fast_diff(a, b, path, with_patch)
-    return fast if fast is not None else _libgit2_diff(a, b, path, with_patch)
-
-
-def _libgit2_diff(a: pygit2.Tree | None, b: pygit2.Tree | None, path: str | None,
-                  with_patch: bool) -> tuple[list[FileDiff], str]:
-    if a is None:
-        diff = b.diff_to_tree(swap=True)  # from the empty tree to b
-    elif b is None:
-        diff = a.diff_to_tree()  # from a to the empty tree
-    else:
-        diff = a.diff_to_tree(b)
-    diff.find_similar(flags=pygit2.enums.DiffFind.FIND_RENAMES)
-    out, text = [], []
-    for i, delta in enumerate(diff.deltas):
-        names = (delta.old_file.path, delta.new_file.path)
-        if path and not any(n == path or n.startswith(path + "/") for n in names):
-            continue
-        if over_diff_limit(delta.old_file.size, delta.new_file.size):
-            out.append(FileDiff(names[1], names[0] if names[0] != names[1] else None,
-                                _STATUS.get(delta.status_char(), "modified"), too_large=True))
-            continue
-        pt = diff[i]
-        out.append(_file_diff(pt))
-        if with_patch:
-            text.append(pt.text or "")
-    return out, "".join(text)
-
-
-def _file_diff(patch: pygit2.Patch) -> FileDiff:
-    """A libgit2 patch as the UI's FileDiff (the shape `diffs.parse_unified` returns)."""
-    delta = patch.delta
-    old, new = delta.old_file.path, delta.new_file.path
-    fd = FileDiff(new, old if old != new else None,
-                  _STATUS.get(delta.status_char(), "modified"))
-    for h in patch.hunks:
-        hunk = Hunk(h.header.rstrip("\n"), h.old_start, h.new_start)
-        for ln in h.lines:
-            if ln.origin in ("+", "-", " "):
-                text = ln.raw_content.decode("utf-8", "replace")
-                text = text[:-1] if text.endswith("\n") else text
-                hunk.lines.append(DiffLine(ln.origin, text,
-                                           ln.old_lineno if ln.old_lineno > 0 else None,
-                                           ln.new_lineno if ln.new_lineno > 0 else None))
-            elif ln.origin in ("=", ">", "<"):
-                hunk.lines.append(DiffLine("\\", "No newline at end of file", None, None))
-        fd.hunks.append(hunk)
-    fd.binary = delta.is_binary
-    return fd
+    a, b = tree_of(repo, rev_a), tree_of(repo, rev_b)
+    return tree_diff(a, b, path, with_patch=False)[0]
 
 
 # Up to this many commits are read through libgit2 when a handle is at hand: starting
@@ -435,13 +227,12 @@ FEW_COMMITS = 256
 def actors_of(root: Path, shas: set[str] | list[str],
               repo: pygit2.Repository | None = None) -> dict[str, str]:
     """sha -> `Memoryui-Actor` (or `git:<author>`) for many commits in one git call (or,
-    for a few with `repo`, read by libgit2).
-
-    Blame names a commit per line; one `git show` per commit cost ~20 ms each on a long file.
+    for a few with `repo`, read by libgit2): blame names a commit per line, and a long
+    file's lines name many commits.
     """
     wanted = {s for s in shas if _SHA.match(s)}
     if repo is not None and len(wanted) <= FEW_COMMITS:
-        out = {}
+        out: dict[str, str] = {}
         for sha in wanted:
             try:
                 c = repo[sha]
@@ -454,18 +245,11 @@ def actors_of(root: Path, shas: set[str] | list[str],
     return {sha: c["actor"] for sha, c in commit_summaries(root, wanted).items()}
 
 
-def summary(author: str, message: str) -> dict:
-    """Author, actor (`Memoryui-Actor` or `git:<author>`) and subject of a commit: the one
-    reading of a commit object, whether libgit2 or `git cat-file` read it."""
-    actors = parse_trailers(message).get("Memoryui-Actor") or [""]
-    return {"author": author, "actor": actors[0].strip() or f"git:{author}",
-            "subject": " ".join(message.split("\n\n", 1)[0].split("\n"))}
-
-
 def commit_summaries(root: Path, shas: Iterable[str]) -> dict[str, dict]:
     """sha -> `summary` for many commits in one `git cat-file --batch` (missing ones left
-    out). A libgit2 read of each maps pages of the pack into the worker: a few thousand
-    scattered commits (the overview's rows) kept 160 MB of a 200k-file pack resident."""
+    out). A libgit2 read of each would map pages of the pack into the worker: a few
+    thousand scattered commits (the overview's rows) would keep much of a large pack
+    resident."""
     wanted = sorted({s for s in shas if _SHA.match(s)})
     if not wanted:
         return {}
@@ -527,7 +311,7 @@ def recent_changes(repo: pygit2.Repository, since_rev: str, head: str, limit: in
     (a server catching up after each write: no `git log` process per commit, per worker).
 
     None when git must answer: more than `limit` commits, a merge or a root commit on the
-    way, or a change `_blob_changes` declines (modes, a file becoming a folder).
+    way, or a change `blob_changes` declines (modes, a file becoming a folder).
     """
     out: list[tuple[str, dict]] = []
     oid = pygit2.Oid(hex=head)
@@ -535,11 +319,11 @@ def recent_changes(repo: pygit2.Repository, since_rev: str, head: str, limit: in
     for _ in range(limit):
         if oid == stop:
             return out
-        c = repo[oid]
+        c = cast(pygit2.Commit, repo[oid])
         if len(c.parent_ids) != 1:
             return None
-        parent = repo[c.parent_ids[0]]
-        changes = _blob_changes(parent.tree, c.tree, "", [])
+        parent = cast(pygit2.Commit, repo[c.parent_ids[0]])
+        changes = blob_changes(parent.tree, c.tree, "", [])
         if changes is None:
             return None
         author = c.author.name
@@ -555,8 +339,8 @@ def recent_changes(repo: pygit2.Repository, since_rev: str, head: str, limit: in
 def last_changes(root: Path, since_rev: str | None, head: str) -> Iterator[tuple[str, dict]]:
     """(path, summary) for each path touched in since_rev..head, newest first.
 
-    Streamed: the whole history of a 200k-commit workspace is ~100 MB of `git log`
-    output, which held at once doubled a worker's memory on its first start.
+    Streamed: the whole history of a large workspace is a hundred MB or more of `git log`
+    output, too much to hold at once.
     """
     rng = f"{since_rev}..{head}" if since_rev else head
     fmt = RS + FS.join(["%H", "%an", "%at", "%s",
@@ -564,7 +348,7 @@ def last_changes(root: Path, since_rev: str | None, head: str) -> Iterator[tuple
     args = ["git", "-c", "core.quotepath=off", "log", "-z", f"--format={fmt}",
             "--name-status", "--no-renames", rng, "--"]
     with subprocess.Popen(args, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          env={**os.environ, **GIT_ENV}) as proc:
+                          env=git_env()) as proc:
         assert proc.stdout is not None
         pending = b""
         while True:

@@ -15,8 +15,9 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from .appends import append_in_place
 from .errors import InvalidName
-from .files import _write_all, append_in_place, atomic_write, temp_name
+from .files import atomic_write, temp_name, write_all
 
 
 def append_line(path: Path, line: bytes) -> None:
@@ -27,7 +28,7 @@ def append_line(path: Path, line: bytes) -> None:
     try:
         size = os.fstat(fd).st_size
         try:
-            _write_all(fd, line)
+            write_all(fd, line)
         except BaseException:
             os.ftruncate(fd, size)
             raise
@@ -49,7 +50,7 @@ def write(full: Path, path: str, data: bytes, old: bytes | None,
           journal: Callable[[], None]) -> int | None:
     """`data` becomes the file at `full` (workspace path `path`, whose content was `old`)
     with `journal` run where a failure still leaves `old`. An append to `old` goes in
-    place when it can: its descriptor is returned, for `files.sync_appended` once the
+    place when it can: its descriptor is returned, for `appends.sync_appended` once the
     caller lets go of its locks; else the file is replaced whole (None: the caller syncs
     the folder)."""
     if old and data.startswith(old):

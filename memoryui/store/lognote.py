@@ -23,7 +23,7 @@ import os
 import struct
 import zlib
 
-from .files import ProcessLock
+from .locks import ProcessLock
 
 _NOTE = struct.Struct("<8sQQQqqI")  # path digest, dev, ino, size, mtime_ns, ctime_ns, crc
 SIZE = _NOTE.size + 4  # and the CRC-32 of those, so a torn note is a miss

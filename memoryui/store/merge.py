@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from .gitcli import git_env
 
 if TYPE_CHECKING:
-    from .history import CommitInfo
+    from .commitinfo import CommitInfo
     from .workspace import Store
 
 MAX_BASE_SEARCH = 30  # commits of a file searched for the version a stale edit started from

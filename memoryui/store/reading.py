@@ -17,7 +17,8 @@ from . import history, names, pending
 from .actors import Actor
 from .blame import BlameLine, blame_lines
 from .errors import Ambiguous, InvalidName, NotFound
-from .gitrepo import MIN_COMMIT_ID, GitRepo
+from .gitobjects import MIN_COMMIT_ID
+from .gitrepo import GitRepo
 from .layout import Kind, Layout
 from .pending import Committed
 from .tree import TreeModel

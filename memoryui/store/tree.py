@@ -29,10 +29,10 @@ from pathlib import Path
 import pygit2
 
 from . import gitindex, history, lastmap, listing, memory, walk
-from .files import ProcessLock
 from .gitrepo import GitRepo
 from .layered import Layered
 from .layout import Layout
+from .locks import ProcessLock
 from .threadnames import named
 
 log = logging.getLogger("memoryui.store")

@@ -309,7 +309,7 @@ _FOLDER_HOW = _OpenHow(os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEX
 
 def open_folder(root: Path | str, path: str) -> tuple[int, str] | None:
     """The folder of `path` opened under `root` with no symbolic link followed, and the
-    file's name in it: where a file is replaced by name (`files.append_by_copy`). None
+    file's name in it: where a file is replaced by name (`appends.append_by_copy`). None
     when `openat2` is not there or the folder is not one."""
     if _openat2 is None or not path or path.startswith("/") or "\0" in path:
         return None

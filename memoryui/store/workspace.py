@@ -21,9 +21,9 @@ from . import names, walk
 from .appending import MAX_FILE_BYTES  # noqa: F401 (re-exported)
 from .committer import Committer
 from .errors import InvalidName
-from .files import ProcessLock
 from .gitrepo import GitRepo
 from .layout import Address, Kind, Layout, get_layout
+from .locks import ProcessLock
 from .moving import Moving
 from .reading import HistoryReads, PendingChanges
 from .tree import (  # noqa: F401 (re-exported)

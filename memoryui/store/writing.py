@@ -25,9 +25,10 @@ from memoryui.secrets import Guard
 from . import committed, journaled, lookalike, names, walk
 from .actors import Actor
 from .appending import MAX_FILE_BYTES, append_entry
+from .appends import sync_appended
 from .committer import Committer
 from .errors import Conflict, NotFound, SecretFound, TooLarge
-from .files import disk_errors, fsync_dir, prune_empty_dirs, sync_appended
+from .files import disk_errors, fsync_dir, prune_empty_dirs
 from .gitrepo import GitRepo
 from .records import Record
 from .room import ensure_room

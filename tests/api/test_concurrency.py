@@ -12,7 +12,7 @@ import threading
 import uuid
 
 from memoryui.search import SearchIndex
-from memoryui.store.gitrepo import wait_for_housekeeping
+from memoryui.store.housekeeping import wait_for_housekeeping
 from tests.api.realserver import RealServer
 
 SCOPES = ["alpha", "bravo", "charlie", "delta", "echo"]

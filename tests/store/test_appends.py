@@ -1,4 +1,4 @@
-"""Appends to a daily log go in place (files.append_in_place): a reader following the log
+"""Appends to a daily log go in place (appends.append_in_place): a reader following the log
 sees each entry whole, a second name of the file is never written through, a killed
 writer or a full disk leaves the last good log, and every entry is committed."""
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from memoryui.store import Actor, DiskFull, InvalidName, Store, files, gitrepo, journaled, lognote
-from memoryui.store.files import PAGE
+from memoryui.store import Actor, DiskFull, InvalidName, Store, appends, gitrepo, journaled, lognote
+from memoryui.store.appends import PAGE
 from tests import fulldisk
 from tests.fulldisk import Disk
 from tests.secrets.samples import GITHUB
@@ -116,7 +116,7 @@ def test_a_log_renamed_away_while_an_entry_crosses_a_page_is_left_alone(
         os.replace(folder / "other.md", log)
         dfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
         try:
-            assert files.append_by_copy(dfd, log.name, src, st, b"entry over the page\n") \
+            assert appends.append_by_copy(dfd, log.name, src, st, b"entry over the page\n") \
                 is None
         finally:
             os.close(dfd)

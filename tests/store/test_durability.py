@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memoryui.store import Actor, CommitRaceError, Store
-from memoryui.store.gitrepo import wait_for_housekeeping
+from memoryui.store.housekeeping import wait_for_housekeeping
 from memoryui.store.records import Record
 
 DAILY = "agents/ops-bot/memory/daily/2026-11-20.md"
@@ -367,7 +367,7 @@ def test_a_slow_write_holds_up_writers_of_that_file_only(store: Store) -> None:
 
 HOLDER = """
 import sys
-from memoryui.store.files import SharedProcessLock
+from memoryui.store.locks import SharedProcessLock
 lock = SharedProcessLock(__import__("pathlib").Path(sys.argv[1]))
 with lock.shared():
     print("held", flush=True)
@@ -377,7 +377,7 @@ with lock.shared():
 
 def test_the_write_lock_is_shared_across_processes_and_exclusive_waits(tmp_path: Path
                                                                        ) -> None:
-    from memoryui.store.files import SharedProcessLock
+    from memoryui.store.locks import SharedProcessLock
 
     path = tmp_path / "write.lock"
     child = subprocess.Popen([sys.executable, "-c", HOLDER, str(path)], stdin=subprocess.PIPE,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memoryui.store import Actor, Store, gitindex, gitrepo, listing, walk
+from memoryui.store import Actor, Store, gitindex, housekeeping, listing, walk
 
 BOT = Actor.agent("ops-bot")
 DAY = "agents/ops-bot/memory/daily/2026-11-20.md"
@@ -46,7 +46,7 @@ def shared_parts(root: Path) -> dict[str, tuple[int, int]]:
 @pytest.fixture
 def split(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     """A workspace large enough (the threshold lowered) for memoryui to split its index."""
-    monkeypatch.setattr(gitrepo, "SPLIT_INDEX_FROM", 1)
+    monkeypatch.setattr(housekeeping, "SPLIT_INDEX_FROM", 1)
     store = Store(tmp_path / "ws")
     for n in range(40):
         store.write(f"memory/world/topic-{n:02d}.md", f"# Topic {n}\n", actor=BOT, tool="t")
@@ -125,7 +125,7 @@ def test_a_persons_commit_keeps_what_agents_wrote(split: Store) -> None:
 
 def test_a_repository_that_keeps_its_index_whole_is_left_so(monkeypatch: pytest.MonkeyPatch,
                                                             tmp_path: Path) -> None:
-    monkeypatch.setattr(gitrepo, "SPLIT_INDEX_FROM", 1)
+    monkeypatch.setattr(housekeeping, "SPLIT_INDEX_FROM", 1)
     root = tmp_path / "ws"
     root.mkdir()
     git(root, "init", "-q", "-b", "main")

@@ -183,6 +183,7 @@ def test_commit_diffs_skip_unchanged_folders_and_say_exactly_what_git_says(tmp_p
     import pygit2
 
     from memoryui.store import history as githistory
+    from memoryui.store import treediff
 
     root = tmp_path / "repo"
     root.mkdir()
@@ -230,14 +231,14 @@ def test_commit_diffs_skip_unchanged_folders_and_say_exactly_what_git_says(tmp_p
 
     repo = pygit2.Repository(str(root))
     fast_used = []
-    real_fast = githistory._fast_diff
-    monkeypatch.setattr(githistory, "_fast_diff",
+    real_fast = treediff._fast_diff
+    monkeypatch.setattr(treediff, "_fast_diff",
                         lambda *a: fast_used.append(r := real_fast(*a)) or r)
     for c in repo.walk(repo.head.target):
         parent = c.parents[0].tree if c.parents else None
         for path in (None, "agents/a", "agents/a/memory/MEMORY.md"):
-            got = githistory._tree_diff(parent, c.tree, path)
-            want = githistory._libgit2_diff(parent, c.tree, path, True)
+            got = treediff.tree_diff(parent, c.tree, path)
+            want = treediff._libgit2_diff(parent, c.tree, path, True)
             assert got[0] == want[0], c.message  # files, status, hunks, every line
             if path is None:
                 assert got[1] == want[1], c.message

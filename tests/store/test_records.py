@@ -45,7 +45,7 @@ def test_a_message_names_its_paths_and_cannot_forge_trailers() -> None:
 
 
 def test_a_grouped_commit_lists_each_write_with_its_time_tool_and_file() -> None:
-    from memoryui.store.history import parse_trailers
+    from memoryui.store.commitinfo import parse_trailers
     from memoryui.store.writes import Write, writes_of
 
     t = 1_772_355_600.0  # 2026-03-01 09:00:00 UTC

@@ -15,9 +15,9 @@ from pathlib import Path
 import pygit2
 
 from .. import walk
-from ..files import ProcessLock
+from ..gitcli import run_git
 from ..gitindex import open_repo
-from ..gitrepo import run_git
+from ..locks import ProcessLock
 from .config import RemoteConfig, SyncError
 from .mergecommit import merge_commit, record_refused
 from .merging import UNRELATED, make_plan

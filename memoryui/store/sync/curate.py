@@ -14,7 +14,8 @@ import time
 import pygit2
 
 from ..actors import Actor
-from ..gitrepo import ZERO, run_git
+from ..gitcli import run_git
+from ..gitobjects import ZERO
 from ..records import apply_changes
 from ..workspace import DELETE
 from .config import ConflictChanged, ConflictOpen, NoSuchConflict, SyncError

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pygit2
 
-from ..gitrepo import run_git
+from ..gitcli import run_git
 from ..layout import Kind, Layout
 from ..merge import merge3
 from ..records import apply_changes

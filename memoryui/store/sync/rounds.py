@@ -16,8 +16,9 @@ import subprocess
 import time
 from collections.abc import Iterable
 
-from ..files import ProcessLock
-from ..gitrepo import ZERO, run_git
+from ..gitcli import run_git
+from ..gitobjects import ZERO
+from ..locks import ProcessLock
 from ..workspace import Store
 from .bootstrap import check
 from .config import RemoteConfig, SyncError

@@ -17,7 +17,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..files import ProcessLock, atomic_write
+from ..files import atomic_write
+from ..locks import ProcessLock
 
 STATE_FILE = "sync.json"
 ARRIVED_FILE = "sync-arrived"

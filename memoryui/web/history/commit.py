@@ -16,7 +16,7 @@ from memoryui.rendering import render_markdown, too_large
 from memoryui.roles import VIEWER, require_role
 from memoryui.store import ABSENT, InvalidName, NotFound, names
 from memoryui.store import history as githistory
-from memoryui.store.history import CommitInfo
+from memoryui.store.commitinfo import CommitInfo
 from memoryui.store.writes import TRAILER as WRITE
 from memoryui.store.writes import writes_of
 from memoryui.web.common import (

@@ -16,7 +16,7 @@ from django.http import Http404, HttpRequest
 from django.utils import timezone
 
 from memoryui.store import Ambiguous, InvalidName, NotFound, Store, names
-from memoryui.store.history import CommitInfo
+from memoryui.store.commitinfo import CommitInfo
 from memoryui.store.writes import Write, writes_of
 from memoryui.web.common import BadInput
 from memoryui.web.links import area_root, commit_url, file_url, history_url, link

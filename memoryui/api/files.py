@@ -37,7 +37,7 @@ from memoryui.api.common import (
     read_text,
 )
 from memoryui.models import Token
-from memoryui.store import ABSENT, DELETE, Conflict, Kind, Store, names, version_of
+from memoryui.store import ABSENT, DELETE, Conflict, Kind, Store, WriteResult, names, version_of
 from memoryui.store.commitinfo import CommitDetail, CommitInfo
 from memoryui.store.committed import RECORD_ID
 from memoryui.store.dates import GIT_MAX, GIT_MIN, BadDate, parse_date
@@ -172,14 +172,7 @@ def _put(request: HttpRequest, tok: Token, store: Store, path: str) -> HttpRespo
         raise ApiError("unsupported_media_type", f"only UTF-8 text is accepted, not {charset}",
                        415)
     text = read_text(request)
-    expect = _precondition(request, store, path, text)
-    actor, trailers = actor_for(tok)
-    message = request.headers.get("X-Memoryui-Message") or None
-    try:
-        res = store.write(path, text, actor=actor, tool="files-api", message=message,
-                          expect=expect, trailers=trailers)
-    except Conflict as exc:
-        raise _stale(path, exc.current, exc.version, text, "changed while saving") from None
+    res = _save(request, tok, store, path, text, "saving")
     resp = json_response({"path": path, "sha256": res.version, "etag": etag(res.version),
                           "created": res.created, "changed": res.changed,
                           "commit": res.commit, "write": res.record or None},
@@ -193,20 +186,25 @@ def _delete(request: HttpRequest, tok: Token, store: Store, path: str) -> HttpRe
         if store.is_dir(path):
             raise bad_request(f"{path} is a folder, not a file")
         raise ApiError("not_found", f"{path} does not exist", 404)
-    expect = _precondition(request, store, path, None)
-    actor, trailers = actor_for(tok)
-    message = request.headers.get("X-Memoryui-Message") or None
-    try:
-        res = store.update(path, _remove, actor=actor, tool="files-api", message=message,
-                           expect=expect, trailers=trailers)
-    except Conflict as exc:
-        raise _stale(path, exc.current, exc.version, None, "changed while deleting") from None
+    res = _save(request, tok, store, path, None, "deleting")
     return json_response({"path": path, "deleted": True, "commit": res.commit,
                           "write": res.record or None})
 
 
-def _remove(_old: str | None) -> object:
-    return DELETE
+def _save(request: HttpRequest, tok: Token, store: Store, path: str, text: str | None,
+          doing: str) -> WriteResult:
+    """Write `text` (None: delete the file) as the token's author, under the request's
+    preconditions and `X-Memoryui-Message`; a writer that got in first meanwhile makes it
+    the stale answer, with the text now."""
+    expect = _precondition(request, store, path, text)
+    actor, trailers = actor_for(tok)
+    new = DELETE if text is None else text
+    try:
+        return store.update(path, lambda _old: new, actor=actor, tool="files-api",
+                            message=request.headers.get("X-Memoryui-Message") or None,
+                            expect=expect, trailers=trailers)
+    except Conflict as exc:
+        raise _stale(path, exc.current, exc.version, text, f"changed while {doing}") from None
 
 
 # -- /history and /commits -----------------------------------------------------------

@@ -70,44 +70,44 @@ def _dispatched(t: Tool) -> dict:
     return {"allOf": [t.input_schema, {"not": {"required": ["command"]}}]}
 
 
-def _dagu_paths() -> dict:
+def _dagu_memory(op: str, response: str, summaries: tuple[str, str, str],
+                 bad_name: tuple[int, ...] = ()) -> dict:
+    """Get, put and delete of one Dagu memory file: `op` names the operations, `bad_name`
+    is (400,) where the path names a DAG that may be malformed."""
+    get, put, delete = summaries
     empty = {"description": "Done (empty body, as Dagu answers)"}
     body = {"required": True, "content": {"application/json": {
         "schema": ref("UpdateAgentMemoryRequest")}}}
     security = [{"bearer": []}]
     return {
-        "/api/v1/settings/agent/memory": {
-            "get": {"operationId": "getAgentMemory", "tags": ["dagu"],
-                    "summary": "Dagu: global memory and the DAGs that have memory",
-                    "security": security,
-                    "responses": {"200": json_body(ref("AgentMemoryResponse"), "Memory"),
-                                  **dagu_err(401, 403, 404, 500)}},
-            "put": {"operationId": "updateAgentMemory", "tags": ["dagu"],
-                    "summary": "Dagu: replace the global memory (one commit)",
-                    "security": security, "requestBody": body,
-                    "responses": {"200": empty,
-                                  **dagu_err(400, 401, 403, 404, 409, *WRITE_ERRORS, 500)}},
-            "delete": {"operationId": "deleteAgentMemory", "tags": ["dagu"],
-                       "summary": "Dagu: delete the global memory (idempotent)",
-                       "security": security,
-                       "responses": {"200": empty, **dagu_err(401, 403, 404, 409, 500, 507)}}},
+        "get": {"operationId": f"get{op}", "tags": ["dagu"], "summary": get, "security": security,
+                "responses": {"200": json_body(ref(response), "Memory"),
+                              **dagu_err(*bad_name, 401, 403, 404, 500)}},
+        "put": {"operationId": f"update{op}", "tags": ["dagu"], "summary": put,
+                "security": security, "requestBody": body,
+                "responses": {"200": empty,
+                              **dagu_err(400, 401, 403, 404, 409, *WRITE_ERRORS, 500)}},
+        "delete": {"operationId": f"delete{op}", "tags": ["dagu"], "summary": delete,
+                   "security": security,
+                   "responses": {"200": empty,
+                                 **dagu_err(*bad_name, 401, 403, 404, 409, 500, 507)}},
+    }
+
+
+def _dagu_paths() -> dict:
+    return {
+        "/api/v1/settings/agent/memory": _dagu_memory(
+            "AgentMemory", "AgentMemoryResponse",
+            ("Dagu: global memory and the DAGs that have memory",
+             "Dagu: replace the global memory (one commit)",
+             "Dagu: delete the global memory (idempotent)")),
         "/api/v1/settings/agent/memory/dags/{dagName}": {
             "parameters": [DAG_NAME],
-            "get": {"operationId": "getAgentDAGMemory", "tags": ["dagu"],
-                    "summary": "Dagu: one DAG's memory ('' when it has none, as Dagu answers)",
-                    "security": security,
-                    "responses": {"200": json_body(ref("AgentDAGMemoryResponse"), "Memory"),
-                                  **dagu_err(400, 401, 403, 404, 500)}},
-            "put": {"operationId": "updateAgentDAGMemory", "tags": ["dagu"],
-                    "summary": "Dagu: create or replace a DAG's memory (one commit)",
-                    "security": security, "requestBody": body,
-                    "responses": {"200": empty,
-                                  **dagu_err(400, 401, 403, 404, 409, *WRITE_ERRORS, 500)}},
-            "delete": {"operationId": "deleteAgentDAGMemory", "tags": ["dagu"],
-                       "summary": "Dagu: delete a DAG's memory (idempotent)",
-                       "security": security,
-                       "responses": {"200": empty,
-                                     **dagu_err(400, 401, 403, 404, 409, 500, 507)}}},
+            **_dagu_memory(
+                "AgentDAGMemory", "AgentDAGMemoryResponse",
+                ("Dagu: one DAG's memory ('' when it has none, as Dagu answers)",
+                 "Dagu: create or replace a DAG's memory (one commit)",
+                 "Dagu: delete a DAG's memory (idempotent)"), bad_name=(400,))},
     }
 
 

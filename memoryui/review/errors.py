@@ -5,18 +5,15 @@ Plain Python: no Django.
 
 from __future__ import annotations
 
-from memoryui.store import StoreError
+from memoryui.store.errors import Conflicting, StoreError
 
 
 class ReviewError(StoreError):
     """Bad review input: a clear 400 with a message for the lead."""
 
 
-class AlreadyReviewed(ReviewError):
+class AlreadyReviewed(Conflicting, ReviewError):
     """Someone already decided about an entry (or is deciding right now)."""
-
-    code = "conflict"
-    status = 409
 
 
 class OverBudget(ReviewError):
@@ -25,8 +22,5 @@ class OverBudget(ReviewError):
     code = "over_budget"
 
 
-class UndoConflict(ReviewError):
+class UndoConflict(Conflicting, ReviewError):
     """The promoted lines were edited since, so the promotion cannot be reverted by itself."""
-
-    code = "conflict"
-    status = 409

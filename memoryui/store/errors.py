@@ -10,13 +10,28 @@ class StoreError(Exception):
     status = 400
 
 
+class Missing:
+    """Mixin for a StoreError about something that is not there: the same 404 "not_found"
+    whichever base class it extends."""
+
+    code = "not_found"
+    status = 404
+
+
+class Conflicting:
+    """Mixin for a StoreError that clashes with the workspace or the ledger as they are now:
+    the same 409 "conflict" wherever it is raised, whichever base class it extends."""
+
+    code = "conflict"
+    status = 409
+
+
 class InvalidName(StoreError):
     """A name or path that could reach outside the workspace or break a layout rule."""
 
 
-class NotFound(StoreError):
-    code = "not_found"
-    status = 404
+class NotFound(Missing, StoreError):
+    """What a request names is not there: a file, a commit, a scope, an entry."""
 
 
 class TooLarge(StoreError):
@@ -24,14 +39,11 @@ class TooLarge(StoreError):
     status = 413
 
 
-class Conflict(StoreError):
+class Conflict(Conflicting, StoreError):
     """A whole-file replace whose base version is stale.
 
     Carries the current text so a caller can show a diff and let the user merge.
     """
-
-    code = "conflict"
-    status = 409
 
     def __init__(self, message: str, *, path: str, current: str | None, version: str | None):
         super().__init__(message)
@@ -40,11 +52,8 @@ class Conflict(StoreError):
         self.version = version
 
 
-class CommitRaceError(StoreError):
+class CommitRaceError(Conflicting, StoreError):
     """HEAD moved under the committer: the batch is kept and retried, never dropped."""
-
-    code = "conflict"
-    status = 409
 
 
 class InvalidText(InvalidName):

@@ -16,7 +16,7 @@ import pygit2
 
 from . import history, lookalike, names, walk
 from .actors import Actor
-from .errors import InvalidName, StoreError, TooLarge
+from .errors import Conflicting, InvalidName, StoreError, TooLarge
 from .files import atomic_write, prune_empty_dirs
 from .merge import has_conflict_markers, merge3
 from .records import Record
@@ -31,18 +31,12 @@ class MergeCommitRefused(InvalidName):
     """A merge commit has several parents: a revert would have to pick one."""
 
 
-class StaleHead(StoreError):
+class StaleHead(Conflicting, StoreError):
     """The workspace moved on since the page showed the commit: look again first."""
 
-    code = "conflict"
-    status = 409
 
-
-class CannotMerge(StoreError):
+class CannotMerge(Conflicting, StoreError):
     """Some files cannot be reverted cleanly; `files` carries every file's merge."""
-
-    code = "conflict"
-    status = 409
 
     def __init__(self, message: str, files: list[RevertFile]):
         super().__init__(message)

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-from ..errors import StoreError
+from ..errors import Conflicting, Missing, StoreError
 
 PUSH_MODES = ("auto", "manual")
 MASK = "***"
@@ -24,23 +24,16 @@ class SyncError(StoreError):
     status = 502
 
 
-class NoSuchConflict(SyncError):
-    code = "not_found"
-    status = 404
+class NoSuchConflict(Missing, SyncError):
+    """The path has no open sync conflict (resolved meanwhile, or never conflicted)."""
 
 
-class ConflictChanged(SyncError):
+class ConflictChanged(Conflicting, SyncError):
     """The remote edited a conflicted file again since the curator loaded it."""
 
-    code = "conflict"
-    status = 409
 
-
-class ConflictOpen(SyncError):
+class ConflictOpen(Conflicting, SyncError):
     """A file with an open sync conflict cannot be published before it is resolved."""
-
-    code = "conflict"
-    status = 409
 
 
 @dataclass(frozen=True)

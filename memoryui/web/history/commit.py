@@ -19,19 +19,13 @@ from memoryui.store import history as githistory
 from memoryui.store.commitinfo import CommitInfo
 from memoryui.store.writes import TRAILER as WRITE
 from memoryui.store.writes import writes_of
-from memoryui.web.common import (
-    BadInput,
-    fragment_or_page,
-    is_fragment,
-    render_page,
-    web_errors,
-)
+from memoryui.web.common import cleaned, fragment_or_page, is_fragment, render_page, web_errors
 from memoryui.web.diffsource import diff_source
 from memoryui.web.diffview import file_views
 from memoryui.web.links import file_url
 from memoryui.workspace import get_store
 
-from .forms import SHA_RE, CommitQuery, ViewQuery, first_error
+from .forms import SHA_RE, CommitQuery, ViewQuery
 from .rowhtml import writes_list
 from .rows import EMPTY_TREE, checked_path, commit_id, rows
 
@@ -63,11 +57,9 @@ def _trailer_rows(info: CommitInfo) -> list[dict]:
 def commit(request: HttpRequest, sha: str) -> HttpResponse:
     store = get_store()
     full = commit_id(store, sha)
-    query = CommitQuery(request.GET)
-    if not query.is_valid():
-        raise BadInput(first_error(query))
-    split = query.cleaned_data["view"] == "split"
-    only = query.cleaned_data["path"]
+    query = cleaned(CommitQuery(request.GET))
+    split = query["view"] == "split"
+    only = query["path"]
     if only:
         # The commit read by libgit2 and its one file's diff: a history page's "compare
         # with previous" fragment starts no git process (starting one cost more than the

@@ -14,6 +14,7 @@ from django import forms
 from memoryui.store import ABSENT, InvalidName, names
 from memoryui.store.dates import GIT_MAX, GIT_MIN, parse_date
 from memoryui.web.common import StoreRuleField, first_error  # noqa: F401 - the history views' import
+from memoryui.web.forms import DateRangeForm
 
 MAX_OFFSET = 10_000_000
 SHA_RE = re.compile(r"^[0-9a-fA-F]{7,40}$")  # a commit id a person may type or a link carries
@@ -137,7 +138,7 @@ class CommittedQuery(forms.Form):
         return [s for s in raw if SHA_RE.fullmatch(s)][:50]
 
 
-class ActivityForm(forms.Form):
+class ActivityForm(DateRangeForm):
     """The activity feed's filters; every problem is a message next to its field."""
 
     actor = forms.CharField(required=False, max_length=200)
@@ -148,6 +149,7 @@ class ActivityForm(forms.Form):
     offset = forms.CharField(required=False, max_length=50)
     who = forms.ChoiceField(required=False, choices=WHO_CHOICES, error_messages={
         "invalid_choice": "invalid who %(value)r: choose agents or people"})
+    range_error = ("until", "since ({first}) is after until ({last})")
 
     def __init__(self, *args: object, kinds: list[str], **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
@@ -207,10 +209,3 @@ class ActivityForm(forms.Form):
         if not raw.isdigit() or not raw.isascii() or int(raw) > MAX_OFFSET:
             raise forms.ValidationError(f"invalid offset {raw!r}")
         return int(raw)
-
-    def clean(self) -> dict:
-        data = super().clean()
-        since, until = data.get("since"), data.get("until")
-        if since and until and since > until:
-            self.add_error("until", f"since ({since}) is after until ({until})")
-        return data

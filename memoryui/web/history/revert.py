@@ -11,16 +11,16 @@ from django import forms
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
-from django.views.decorators.http import require_POST
 
-from memoryui.roles import CURATOR, require_role
+from memoryui.roles import CURATOR
 from memoryui.store import Store, names
 from memoryui.store.revert import LABELS, CannotMerge, RevertFile, revert
-from memoryui.web.common import BadInput, actor_of, preview_context, render_page, web_errors
+from memoryui.web.common import BadInput, actor_of, cleaned, preview_context, render_page
 from memoryui.web.common.conflicts import Names, conflict_sides
+from memoryui.web.guards import role_view
 from memoryui.workspace import get_store
 
-from .forms import SHA_RE, first_error
+from .forms import SHA_RE
 from .rows import commit_id
 
 MAX_RESOLVED = 200  # files a conflict form may carry
@@ -55,16 +55,11 @@ def _resolved(request: HttpRequest) -> dict[str, str]:
     return out
 
 
-@require_role(CURATOR)
-@require_POST
-@web_errors
+@role_view(CURATOR, "POST")
 def revert_commit(request: HttpRequest, sha: str) -> HttpResponse:
     store = get_store()
     full = commit_id(store, sha)
-    form = RevertForm(request.POST)
-    if not form.is_valid():
-        raise BadInput(first_error(form))
-    head = commit_id(store, form.cleaned_data["head"])
+    head = commit_id(store, cleaned(RevertForm(request.POST))["head"])
     try:
         result = revert(store, full, actor=actor_of(request), expect_head=head,
                         resolved=_resolved(request))

@@ -11,9 +11,8 @@ from urllib.parse import urlencode
 from django import forms
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
-from django.views.decorators.http import require_GET
 
-from memoryui.roles import VIEWER, require_role
+from memoryui.roles import VIEWER
 from memoryui.store import InvalidName
 from memoryui.store import names as store_names
 from memoryui.tools.context import (
@@ -26,10 +25,9 @@ from memoryui.web.common import (
     DateField,
     file_views,
     fragment_or_page,
-    vary_on_htmx,
-    web_errors,
 )
 from memoryui.web.diffview import text_diff
+from memoryui.web.guards import role_view
 from memoryui.web.hierarchy import budget_view
 from memoryui.workspace import get_store
 
@@ -50,10 +48,7 @@ def _local_noon(day: dt.date) -> dt.datetime:
     return dt.datetime.combine(day, dt.time(12)).astimezone()
 
 
-@require_role(VIEWER)
-@require_GET
-@vary_on_htmx
-@web_errors
+@role_view(VIEWER, "GET", htmx=True)
 def context_page(request: HttpRequest, scope: str) -> HttpResponse:
     store = get_store()
     term = store.layout.scope_term

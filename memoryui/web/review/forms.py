@@ -16,6 +16,7 @@ from django.utils import timezone
 from memoryui import review
 from memoryui.store import names
 from memoryui.web.common import DateField, StoreRuleField
+from memoryui.web.forms import DateRangeForm
 
 
 class EntryKeys(forms.Field):
@@ -35,7 +36,7 @@ class EntryKeys(forms.Field):
         return keys
 
 
-class QueueFilters(forms.Form):
+class QueueFilters(DateRangeForm):
     """The queue's filter query string (`/review/?from=&to=&scope=&q=&status=&page=`)."""
 
     scope = StoreRuleField(names.validate_scope, max_length=64)
@@ -48,18 +49,12 @@ class QueueFilters(forms.Form):
 
     # The query string says `from` and `to` (Python keywords): map them onto the fields.
     ALIASES = {"from": "since", "to": "until"}
+    range_error = ("since", "'from' ({first}) must not be after 'to' ({last})")
 
     def __init__(self, query: object, today: dt.date | None = None) -> None:
         data = {self.ALIASES.get(k, k): v for k, v in query.items()}  # type: ignore[attr-defined]
         super().__init__(data)
         self.today = today or timezone.localdate()
-
-    def clean(self) -> dict:
-        data = super().clean()
-        since, until = data.get("since"), data.get("until")
-        if since and until and since > until:
-            self.add_error("since", f"'from' ({since}) must not be after 'to' ({until})")
-        return data
 
     def filters(self) -> review.Filters:
         """The filters asked for; the default (last 7 days, to review) where invalid."""

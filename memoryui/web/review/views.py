@@ -10,25 +10,20 @@ by the forms in `forms.py`; refusals become `web.common.error_page` (a 4xx).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET
 
 from memoryui import review
 from memoryui.review.state import LEDGER
 from memoryui.roles import CURATOR, VIEWER, require_role
 from memoryui.store import Kind, StoreError
-from memoryui.web.common import (
-    BadInput,
-    actor_of,
-    fragment_or_page,
-    is_fragment,
-    vary_on_htmx,
-    web_errors,
-)
+from memoryui.web.common import BadInput, actor_of, fragment_or_page, is_fragment, vary_on_htmx
+from memoryui.web.guards import role_view
 from memoryui.workspace import get_store
 
 from . import forms
@@ -62,10 +57,7 @@ def queue(request: HttpRequest) -> HttpResponse:
     return render(request, T + "queue.html", ctx, status=400 if form.errors else 200)
 
 
-@require_role(VIEWER)
-@require_GET
-@vary_on_htmx
-@web_errors
+@role_view(VIEWER, "GET", htmx=True)
 def entry(request: HttpRequest) -> HttpResponse:
     """One entry with its neighbours: the htmx fragment, or a page of its own."""
     store = get_store()
@@ -82,10 +74,7 @@ def entry(request: HttpRequest) -> HttpResponse:
 
 # -- promotion ------------------------------------------------------------------------------------
 
-@require_role(CURATOR)
-@require_http_methods(["GET", "POST"])
-@vary_on_htmx
-@web_errors
+@role_view(CURATOR, "GET", "POST", htmx=True)
 def promote(request: HttpRequest) -> HttpResponse:
     """GET: the editor prefilled with the entries in place. POST: save = one commit."""
     store = get_store()
@@ -114,22 +103,20 @@ def promote(request: HttpRequest) -> HttpResponse:
 
 # -- dismiss, reopen, undo ------------------------------------------------------------------------
 
-@require_role(CURATOR)
-@require_POST
-@vary_on_htmx
-@web_errors
-def dismiss(request: HttpRequest) -> HttpResponse:
-    store = get_store()
+def _decide(request: HttpRequest, decide: Callable[..., list[review.Item]],
+            said: Callable[[int], str]) -> HttpResponse:
+    """Dismiss or reopen the posted entries: one decision each, then the flash `said` words."""
     data = valid(forms.Entries(request.POST))
-    items = review.dismiss(store, LEDGER, data["entry"], actor_of(request))
-    return finish(request, items, next_url(request, data["next"]),
-                  f"Dismissed {count(len(items))}.")
+    items = decide(get_store(), LEDGER, data["entry"], actor_of(request))
+    return finish(request, items, next_url(request, data["next"]), said(len(items)))
 
 
-@require_role(CURATOR)
-@require_GET
-@vary_on_htmx
-@web_errors
+@role_view(CURATOR, "POST", htmx=True)
+def dismiss(request: HttpRequest) -> HttpResponse:
+    return _decide(request, review.dismiss, lambda n: f"Dismissed {count(n)}.")
+
+
+@role_view(CURATOR, "GET", htmx=True)
 def dismiss_confirm(request: HttpRequest) -> HttpResponse:
     """Without JavaScript, "dismiss selected" asks here (a GET form cannot POST)."""
     store = get_store()
@@ -141,24 +128,13 @@ def dismiss_confirm(request: HttpRequest) -> HttpResponse:
                   {"items": items, "next": next_url(request, data["next"]), "urls": urls()})
 
 
-@require_role(CURATOR)
-@require_POST
-@vary_on_htmx
-@web_errors
+@role_view(CURATOR, "POST", htmx=True)
 def reopen(request: HttpRequest) -> HttpResponse:
-    store = get_store()
-    data = valid(forms.Entries(request.POST))
-    items = review.reopen(store, LEDGER, data["entry"], actor_of(request))
-    n = len(items)
-    return finish(request, items, next_url(request, data["next"]),
-                  "1 entry is back in the queue." if n == 1
-                  else f"{n} entries are back in the queue.")
+    return _decide(request, review.reopen, lambda n: "1 entry is back in the queue." if n == 1
+                   else f"{n} entries are back in the queue.")
 
 
-@require_role(CURATOR)
-@require_POST
-@vary_on_htmx
-@web_errors
+@role_view(CURATOR, "POST", htmx=True)
 def undo(request: HttpRequest, pk: int) -> HttpResponse:
     store = get_store()
     data = valid(forms.Entries(request.POST))

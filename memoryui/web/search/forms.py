@@ -12,6 +12,7 @@ from django import forms
 
 from memoryui.search import QueryError, parse_date
 from memoryui.store.names import SCOPE_RE
+from memoryui.web.forms import DateRangeForm
 
 MAX_PAGE = 50
 
@@ -32,7 +33,7 @@ class FilterDateField(forms.CharField):
             raise forms.ValidationError(exc.message) from None
 
 
-class SearchForm(forms.Form):
+class SearchForm(DateRangeForm):
     """`?q=&scope=&kind=&from=&to=&page=` (`from`/`to` are added in __init__: keywords)."""
 
     q = forms.CharField(required=False, max_length=4000)
@@ -40,6 +41,8 @@ class SearchForm(forms.Form):
     kind = forms.ChoiceField(required=False, error_messages={
         "invalid_choice": "Unknown kind %(value)s."})
     page = forms.CharField(required=False, max_length=20)
+    range_fields = ("from", "to")
+    range_error = ("from", "{first} is after the end date {last}.")
 
     def __init__(self, data: object, *, kinds: list[tuple[str, str]]) -> None:
         super().__init__(data)
@@ -59,13 +62,6 @@ class SearchForm(forms.Form):
             return min(max(int(self.cleaned_data["page"] or 1), 1), MAX_PAGE)
         except ValueError:
             return 1
-
-    def clean(self) -> dict:
-        data = super().clean()
-        first, last = data.get("from"), data.get("to")
-        if first and last and first > last:
-            self.add_error("from", f"{first} is after the end date {last}.")
-        return data
 
     def value(self, name: str) -> object:
         """The cleaned value, or None when the field was refused."""

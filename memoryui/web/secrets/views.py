@@ -7,13 +7,13 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods, require_POST
 
-from memoryui.roles import ADMIN, CURATOR, require_role
+from memoryui.roles import ADMIN, CURATOR
 from memoryui.secrets import redact
 from memoryui.store import Conflict, NotFound, Store, StoreError
 from memoryui.web import hierarchy
-from memoryui.web.common import BadInput, actor_of, cleaned, saved, web_errors
+from memoryui.web.common import BadInput, actor_of, cleaned, saved
+from memoryui.web.guards import role_view
 from memoryui.web.links import file_url
 from memoryui.workspace import get_store
 
@@ -22,25 +22,27 @@ from .forms import AllowForm, DigestForm, RemoveForm
 ROTATE = "History still has it: rotate the secret (revoke it where it was issued)."
 
 
+def _where(found: list) -> str:
+    """The first findings as a person reads them: kind and line, never the value."""
+    return ", ".join(f"{f.kind} on line {f.line}" for f in found[:5])
+
+
 def secret_question(found: list) -> str:
     """Why the promotion editor asks before it saves text holding a secret."""
-    where = ", ".join(f"{f.kind} on line {f.line}" for f in found[:5])
-    return (f"The text contains a secret ({where}). Promoting copies it into memory every agent "
-            "reads: remove it, or tick the box to promote it anyway. Nothing was saved.")
+    return (f"The text contains a secret ({_where(found)}). Promoting copies it into memory "
+            "every agent reads: remove it, or tick the box to promote it anyway. Nothing was "
+            "saved.")
 
 
 def flash_findings(request: HttpRequest, store: Store, path: str) -> None:
     """After a person saves: say which secrets the file now holds (flagged, not refused)."""
     found = store.secrets.findings(path)
     if found:
-        where = ", ".join(f"{f.kind} on line {f.line}" for f in found[:5])
-        messages.warning(request, f"Saved, but {path} contains a secret ({where}). Remove it "
-                                  f"from the text and rotate it: git history keeps it.")
+        messages.warning(request, f"Saved, but {path} contains a secret ({_where(found)}). "
+                                  "Remove it from the text and rotate it: git history keeps it.")
 
 
-@require_role(CURATOR)
-@require_POST
-@web_errors
+@role_view(CURATOR, "POST")
 def remove(request: HttpRequest, path: str) -> HttpResponse:
     store = get_store()
     store.abspath(path)  # an invalid path is a 400 before anything else
@@ -60,9 +62,7 @@ def remove(request: HttpRequest, path: str) -> HttpResponse:
     return HttpResponseRedirect(file_url(path))
 
 
-@require_role(ADMIN)
-@require_POST
-@web_errors
+@role_view(ADMIN, "POST")
 def allow(request: HttpRequest, path: str) -> HttpResponse:
     store = get_store()
     store.abspath(path)  # an invalid path is a 400 before anything else
@@ -84,9 +84,7 @@ def allow(request: HttpRequest, path: str) -> HttpResponse:
     return HttpResponseRedirect(file_url(path))
 
 
-@require_role(ADMIN)
-@require_http_methods(["GET", "POST"])
-@web_errors
+@role_view(ADMIN, "GET", "POST")
 def allowed(request: HttpRequest) -> HttpResponse:
     """The admin's allow list: what was allowed, by whom, where; POST takes one back."""
     store = get_store()

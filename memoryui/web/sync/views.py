@@ -7,7 +7,10 @@ and results to flashes. Viewers read; curators and admins act.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import wraps
+from typing import TypeVar
 
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
@@ -28,6 +31,7 @@ from memoryui.web.common import (
     web_errors,
 )
 from memoryui.web.diffview import text_diff
+from memoryui.web.guards import View, stack
 
 from .context import current_status
 from .forms import DiscardForm, PublishForm, first_error
@@ -35,6 +39,9 @@ from .forms import DiscardForm, PublishForm, first_error
 T = "web/sync/"
 INLINE_DIFFS = 25  # more changed files load their diff on demand
 OFF = "sync is off: no remote is configured (set MEMORYUI_REMOTE)"
+READ = stack(require_GET, require_role(VIEWER), web_errors)
+ACT = stack(require_POST, require_role(CURATOR), web_errors)
+Posted = TypeVar("Posted", PublishForm, DiscardForm)
 
 
 def syncer_or_404() -> Syncer:
@@ -69,23 +76,20 @@ def _rows(syncer: Syncer, states: list[FileState]) -> list[FileRow]:
 
 
 def _page(request: HttpRequest, syncer: Syncer | None, *, status: int = 200,
-          publish_form: PublishForm | None = None,
-          discard_form: DiscardForm | None = None) -> HttpResponse:
+          form: PublishForm | DiscardForm | None = None) -> HttpResponse:
+    """The Sync page; `form` is a posted form shown again with its errors."""
     ctx: dict = {"status": None, "rows": [], "can_act": has_role(request.user, CURATOR)}
     if syncer is not None:
         ctx["status"] = syncer.status()
         ctx["rows"] = _rows(syncer, syncer.file_states())
         ctx["conflict_paths"] = {c.path for c in ctx["status"].conflicts}
-    ctx["publish_form"] = publish_form or PublishForm()
-    ctx["discard_form"] = discard_form
-    ctx["form_errors"] = [first_error(f) for f in (publish_form, discard_form)
-                          if f is not None and f.errors]
+    ctx["publish_form"] = form if isinstance(form, PublishForm) else PublishForm()
+    ctx["discard_form"] = form if isinstance(form, DiscardForm) else None
+    ctx["form_errors"] = [first_error(form)] if form is not None and form.errors else []
     return render_page(request, T + "sync.html", ctx, status=status)
 
 
-@require_GET
-@require_role(VIEWER)
-@web_errors
+@READ
 def sync_page(request: HttpRequest) -> HttpResponse:
     """The remote, the last rounds, the conflicts and the files not on the remote yet."""
     return _page(request, workspace.get_syncer())
@@ -103,9 +107,26 @@ def _flash(request: HttpRequest, result: RoundResult, done: str = "") -> None:
         messages.success(request, text)
 
 
-@require_POST
-@require_role(CURATOR)
-@web_errors
+def _posted(form_class: type[Posted]
+            ) -> Callable[[Callable[[HttpRequest, Syncer, Posted], HttpResponse]], View]:
+    """The view is handed the syncer and its posted form, valid; an invalid form shows the
+    page again with its errors (a 400)."""
+
+    def deco(act: Callable[[HttpRequest, Syncer, Posted], HttpResponse]) -> View:
+        @wraps(act)
+        def view(request: HttpRequest) -> HttpResponse:
+            syncer = syncer_or_404()
+            form = form_class(request.POST)
+            if not form.is_valid():
+                return _page(request, syncer, status=400, form=form)
+            return act(request, syncer, form)
+
+        return view
+
+    return deco
+
+
+@ACT
 def sync_now(request: HttpRequest) -> HttpResponse:
     """One round now (waiting for a background round in progress), then the page."""
     result = syncer_or_404().round(blocking=True)
@@ -113,15 +134,10 @@ def sync_now(request: HttpRequest) -> HttpResponse:
     return redirect("sync")
 
 
-@require_POST
-@require_role(CURATOR)
-@web_errors
-def publish(request: HttpRequest) -> HttpResponse:
+@ACT
+@_posted(PublishForm)
+def publish(request: HttpRequest, syncer: Syncer, form: PublishForm) -> HttpResponse:
     """Push the chosen files' local versions to the remote as one commit by the curator."""
-    syncer = syncer_or_404()
-    form = PublishForm(request.POST)
-    if not form.is_valid():
-        return _page(request, syncer, status=400, publish_form=form)
     result = syncer.publish(form.chosen(), actor=actor_of(request),
                             message=form.cleaned_data["message"])
     if result.error is None and not result.published:
@@ -131,15 +147,10 @@ def publish(request: HttpRequest) -> HttpResponse:
     return redirect("sync")
 
 
-@require_POST
-@require_role(CURATOR)
-@web_errors
-def discard(request: HttpRequest) -> HttpResponse:
+@ACT
+@_posted(DiscardForm)
+def discard(request: HttpRequest, syncer: Syncer, form: DiscardForm) -> HttpResponse:
     """Bring the chosen files back to the remote's version (a commit by the curator)."""
-    syncer = syncer_or_404()
-    form = DiscardForm(request.POST)
-    if not form.is_valid():
-        return _page(request, syncer, status=400, discard_form=form)
     changed = syncer.discard(form.cleaned_data["paths"], actor=actor_of(request))
     if changed:
         messages.success(request, f"Brought back to the remote's version: {', '.join(changed)}.")
@@ -148,9 +159,7 @@ def discard(request: HttpRequest) -> HttpResponse:
     return redirect("sync")
 
 
-@require_GET
-@require_role(VIEWER)
-@web_errors
+@READ
 def file_diff(request: HttpRequest, path: str) -> HttpResponse:
     """One file's diff, remote -> local (a fragment for htmx, else a page)."""
     syncer = syncer_or_404()

@@ -189,7 +189,7 @@ def _head_blob(tree: pygit2.Tree | None, path: str) -> bytes | None:
         entry = tree[path]
     except (KeyError, ValueError, UnicodeEncodeError):
         return None
-    if entry.type_str != "blob" or entry.filemode == pygit2.enums.FileMode.LINK:
+    if not isinstance(entry, pygit2.Blob) or entry.filemode == pygit2.enums.FileMode.LINK:
         return None
     return entry.data
 
@@ -227,7 +227,8 @@ def _restore_tree(store: Store, tree: pygit2.Tree | None, folder: str) -> list[s
             path = f"{prefix}/{entry.name}"
             if isinstance(entry, pygit2.Tree):
                 stack.append((path, entry))
-            elif entry.filemode != pygit2.enums.FileMode.LINK:
+            elif isinstance(entry, pygit2.Blob) and entry.filemode != pygit2.enums.FileMode.LINK:
+                # (a submodule's entry is a commit, with no bytes to bring back)
                 atomic_write(store.root / path, entry.data)
                 out.append(path)
     return out

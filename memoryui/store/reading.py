@@ -107,9 +107,9 @@ class HistoryReads:
             obj = tree[path]
         except KeyError:
             return None
-        if obj.type_str != "blob":
+        if not isinstance(obj, pygit2.Blob):
             return None
-        return self.git.repo[obj.id].data.decode("utf-8", "replace")  # type: ignore[attr-defined]
+        return obj.data.decode("utf-8", "replace")
 
     def diff(self, rev_a: str, rev_b: str, path: str | None = None) -> list:
         for rev in (rev_a, rev_b):

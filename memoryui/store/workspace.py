@@ -73,8 +73,14 @@ class Store(Moving, HistoryReads, PendingChanges):
         # Whatever this process commits itself (a UI edit's flush, a stand-in tick) its
         # listeners hear of, with the commit's time.
         self.host_indexes: set[str] = set()
-        ref = weakref.ref(self)  # (no cycle: a dropped Store is freed at once, as before)
-        self.git.on_commit = lambda paths, when: (s := ref()) and s._committed(paths, when)
+        ref = weakref.ref(self)  # (no cycle: a dropped Store is freed at once)
+
+        def committed(paths: list[str], when: float) -> None:
+            store = ref()
+            if store is not None:
+                store._committed(paths, when)
+
+        self.git.on_commit = committed
         self.git.repair()
         self.git.prepare()
         if self.git.has_uncommitted():

@@ -78,7 +78,7 @@ class WriteResult:
         version back when someone asks."""
         result = cls(path, None, True)
         del result.data
-        result._read = read  # type: ignore[attr-defined]
+        result.__dict__["_read"] = read
         return result
 
     def __getattr__(self, name: str) -> object:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from memoryui.store import ABSENT, Conflict, NotFound, StoreError, walk
 from memoryui.tools.anthropic_paths import Target, missing
@@ -100,14 +101,16 @@ def _message(args: dict, default: str) -> str:
     return default
 
 
-def _alias(args: dict, name: str, alias: str) -> object:
+# `call_tool` has checked every argument's type against SCHEMA before a command runs: a
+# string property is a str, `insert_line` an int.
+def _alias(args: dict, name: str, alias: str) -> str | None:
     value, other = args.get(name), args.get(alias)
     if value is not None and other is not None and value != other:
         raise ToolError(f"'{name}' and its alias '{alias}' disagree; send only one")
     return value if value is not None else other
 
 
-def _required(args: dict, name: str, command: str) -> object:
+def _required(args: dict, name: str, command: str) -> Any:
     if args.get(name) is None:
         raise ToolError(f"missing required field '{name}' for command '{command}'")
     return args[name]
@@ -150,7 +153,7 @@ def _listing(t: Target) -> str:
 
 def create(ctx: ToolContext, args: dict) -> str:
     t = Target(ctx, _alias(args, "path", "file_path"))
-    text = _required(args, "file_text", "create")
+    text: str = _required(args, "file_text", "create")
     exists = ToolError(f"File {t.path} already exists", "conflict", 409)
     if t.is_root or t.full.exists():
         raise exists
@@ -214,8 +217,8 @@ def str_replace(ctx: ToolContext, args: dict) -> str:
 
 def insert(ctx: ToolContext, args: dict) -> str:
     t = Target(ctx, _alias(args, "path", "file_path"))
-    line = _required(args, "insert_line", "insert")
-    text = _required(args, "insert_text", "insert")
+    line: int = _required(args, "insert_line", "insert")
+    text: str = _required(args, "insert_text", "insert")
     _existing_file(t)
 
     def edit(content: str | None) -> str:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import datetime as dt
 import posixpath
+from typing import Protocol
 
 from memoryui.store import InvalidName, Kind
 from memoryui.store.names import sanitize_world_topic
@@ -49,20 +50,34 @@ _CLAMP_NOTE = f" Values above {MAX_RECALL_DAYS} are clamped to {MAX_RECALL_DAYS}
 
 # -- the four actions (plain functions shared by both tool surfaces) ------------------
 
+class Memory(Protocol):
+    """What `recall` reads: the Store, or a Snapshot of an old commit (tools/context.py)."""
+
+    def path_for(self, kind: Kind | str, scope: str | None = None,
+                 name: str | None = None) -> str: ...
+
+    def read(self, path: str) -> str | None: ...
+
+    def read_folder(self, prefix: str, suffix: str = ".md") -> list[tuple[str, str]]: ...
+
+
 def recall(ctx: ToolContext, days: int = DEFAULT_DAYS) -> str:
+    """`recall_from` the caller's store and scope, today by the caller's clock."""
+    return recall_from(ctx.store, ctx.scope, ctx.now().date(), days)
+
+
+def recall_from(store: Memory, scope: str, today: dt.date, days: int = DEFAULT_DAYS) -> str:
     """World knowledge, the agent's MEMORY.md and the last `days` daily logs, today first."""
     if days < 0:
         raise ToolError(f"days must be 0 or more (got {days}); 0 loads no daily logs")
     days = min(days, MAX_RECALL_DAYS)
-    store, scope = ctx.store, ctx.scope
     sections = []
-    world = _world_facts(ctx)
+    world = _world_facts(store)
     if world:
         sections.append(f"# World Knowledge\n\n{world}")
     memory = store.read(store.path_for(Kind.MEMORY, scope))
     if memory:
         sections.append(f"# Your Memory\n\n{memory}")
-    today = ctx.now().date()
     daily = []
     for i in range(days):
         text = store.read(store.path_for(Kind.DAILY, scope, _day(today - dt.timedelta(i))))
@@ -112,11 +127,11 @@ def update_world(ctx: ToolContext, topic: str, content: str,
     return f"Updated world knowledge at {path}"
 
 
-def _world_facts(ctx: ToolContext) -> str:
+def _world_facts(store: Memory) -> str:
     """Every `*.md` directly in the world folder, sorted by file name, as `## {stem}`."""
-    folder = posixpath.dirname(ctx.store.path_for(Kind.WORLD, None, "topic"))
+    folder = posixpath.dirname(store.path_for(Kind.WORLD, None, "topic"))
     return "\n\n".join(f"## {posixpath.basename(path)[:-3]}\n\n{text}"
-                       for path, text in ctx.store.read_folder(folder, ".md"))
+                       for path, text in store.read_folder(folder, ".md"))
 
 
 def _day(when: dt.date) -> str:

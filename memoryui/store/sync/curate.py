@@ -22,6 +22,7 @@ from .config import ConflictChanged, ConflictOpen, NoSuchConflict, SyncError
 from .merging import Item, flat_changes, item_at
 from .model import FileState, RoundResult, SyncStatus
 from .rounds import Rounds
+from .state import State
 from .transport import TransportError
 
 MAX_PUBLISH_ATTEMPTS = 3
@@ -34,7 +35,7 @@ def _tree(syncer: Rounds, sha: str | None) -> pygit2.Tree | None:
 def _blob_text(syncer: Rounds, sha: str | None) -> str | None:
     if sha is None:
         return None
-    return syncer.git.repo[sha].data.decode("utf-8", "replace")
+    return syncer.git.repo[sha].peel(pygit2.Blob).data.decode("utf-8", "replace")
 
 
 def _differences(syncer: Rounds, head: str | None, tip: str | None) -> dict[str, Item | None]:
@@ -51,8 +52,8 @@ def _all_paths(tree: pygit2.Tree | None, prefix: str = "") -> list[str]:
         return out
     for entry in tree:
         path = f"{prefix}{entry.name}"
-        if entry.type_str == "tree":
-            out += _all_paths(entry, path + "/")  # type: ignore[arg-type]
+        if isinstance(entry, pygit2.Tree):
+            out += _all_paths(entry, path + "/")
         else:
             out.append(path)
     return out
@@ -118,8 +119,8 @@ def file_states(syncer: Rounds, *, include_synced: bool = False) -> list[FileSta
         if _under(path, refused):
             continue  # left out of the remote's tree: the Sync page lists it as refused
         remote = item_at(tip_tree, path)
-        state = "untracked" if remote is None else "missing" if local is None else "modified"
-        out[path] = FileState(path, state, local[0] if local else None,
+        kind = "untracked" if remote is None else "missing" if local is None else "modified"
+        out[path] = FileState(path, kind, local[0] if local else None,
                               remote[0] if remote else None)
     for path in conflicts:
         local = item_at(_tree(syncer, head), path)
@@ -192,7 +193,7 @@ def resolve(syncer: Rounds, path: str, text: str | None, *, actor: Actor,
         else:  # the curator kept the local text: record the decision anyway
             sha = syncer.git.empty_commit(actor, msg, trailers, "sync-resolve")
 
-        def clear(s) -> None:
+        def clear(s: State) -> None:
             s.conflicts.pop(path, None)
         syncer.states.update(clear)
         return sha
@@ -234,7 +235,10 @@ def publish(syncer: Rounds, paths: list[str] | None, *, actor: Actor,
             syncer.integrate(commit, result, exclude={commit})
             result.pushed, result.published = True, chosen
             now = time.time()
-            syncer.states.update(lambda s, t=now: setattr(s, "last_push", t))
+
+            def pushed(s: State, t: float = now) -> None:
+                s.last_push = t
+            syncer.states.update(pushed)
             return result
         raise SyncError(f"the remote kept moving: publishing was rejected "
                         f"{MAX_PUBLISH_ATTEMPTS} times; try again")

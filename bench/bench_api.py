@@ -1,4 +1,4 @@
-"""Agents over HTTP (issue 2): `remember` throughput and latency, and `recall` latency,
+"""Agents over HTTP: `remember` throughput and latency, and `recall` latency,
 through the production server (`manage.py serve --workers 4`) on a copy of the corpus.
 
 Rows, each with its floor measured in the same run and repository:
@@ -6,14 +6,14 @@ Rows, each with its floor measured in the same run and repository:
 - `remember` over HTTP from 16 concurrent keep-alive clients on 5 scopes (ops/s over the
   wall time; p50/p95/p99 per call). Floor: append + `git add` + `git commit` by the git CLI.
 - `/healthz` from the same 16 clients on the same server, in five rounds alternating with
-  `remember` (issue 15: remember's throughput should be at least half of it); the ratio is
+  `remember` (remember's throughput should be at least half of it); the ratio is
   the median of the rounds' ratios. Beside it, the CPU each call cost, by who spent it
   (`bench/cputime.py`: the workers' request threads and event loops, the supervisor's
   commit tick and search index, its git commands, the bench's own clients, and the whole
   machine with how busy its cores were): on a saturated machine the ratio of throughputs
   is the ratio of those machine figures.
 - `remember` paced at half the measured maximum rate for 15 s: p99 against p50 shows
-  whether calls queue (issue 15: p99 below 3x p50). Printed beside it: the share of its
+  whether calls queue (p99 below 3x p50). Printed beside it: the share of its
   slow calls that came in stalls (5 or more within 15 ms of each other: the machine or the
   whole server paused, not one call), how much of the run the cores were oversubscribed (Linux's
   CPU pressure), for it and for the paced `/healthz` floor, and how long the workers' loops
@@ -30,7 +30,7 @@ Rows, each with its floor measured in the same run and repository:
 After the run the server is stopped with SIGTERM and the benchmark checks what a user
 would: every entry is on disk exactly once and `git status` is clean.
 
-Goals (issue 2): remember >= 200 calls/s with p99 < 100 ms; recall p50 < 10 ms. Issue 15:
+Goals: remember >= 200 calls/s with p99 < 100 ms; recall p50 < 10 ms. Also:
 remember >= 0.5x /healthz, at half its maximum p99 < 3x p50, recall within 2x in-process.
 
     python -m bench.bench_api --preset large

@@ -1,4 +1,4 @@
-"""Server time of the history pages (issue 3) on the corpus, beside git's own floor.
+"""Server time of the history pages on the corpus, beside git's own floor.
 
 Through Django's test client (whole middleware stack and templates, no network), signed in
 as a viewer, on a fresh copy of the corpus:
@@ -179,7 +179,7 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
 
 
 def _diff_pages(client: object, corpus: Path, hot: str, report: Callable[..., None]) -> None:
-    """Issue 12: the compare page in the rendered (prose) view and one expand-context
+    """The compare page in the rendered (prose) view and one expand-context
     fragment, beside `git diff A B -- <hot file>` for the same two commits."""
     import html
     import re

@@ -1,11 +1,11 @@
-"""Page render time of the browser UI (issue 3), beside the git CLI floor.
+"""Page render time of the browser UI, beside the git CLI floor.
 
 Server time per page through Django's test client (the whole middleware stack and template
 rendering, no network), signed in as a curator, on a copy of the corpus:
 
 - warm: what every request pays while nothing changes;
 - right after a write: an agent's `remember` starts a new daily log (a new file, a new
-  commit) just before the request, reported beside the same page warm (issue 15: p95
+  commit) just before the request, reported beside the same page warm (p95
   within 2x of warm; AFTER_SAMPLES of each, so that a p95 is not simply the slowest).
   The overview's file count is checked against the files really there: a count that
   misses the write is stale (the note says how many were, and how many of those said so

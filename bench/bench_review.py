@@ -1,4 +1,4 @@
-"""Review queue and promotion server time (issue 4), beside floors measured in the same run.
+"""Review queue and promotion server time, beside floors measured in the same run.
 
 Through Django's test client (whole middleware stack and templates, no network), on a fresh
 copy of the corpus, the queue showing the corpus's last 7 days (50 scopes, about 350 daily
@@ -16,7 +16,7 @@ logs and 1,700 entries; 50 entries per page, grouped by day, with the sidebar):
 Floors: reading and parsing the same 350 logs in-process (what any queue must do), and the
 store's own write + commit of the same text (what any promotion must do).
 
-Goals (issue 4): queue p50 < 100 ms; one promotion < 50 ms server time. Issue 13: the queue
+Goals: queue p50 < 100 ms; one promotion < 50 ms server time. the queue
 with grouping within 2x of the queue without it.
 
     python -m bench.bench_review --preset large

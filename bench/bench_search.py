@@ -1,4 +1,4 @@
-"""Search (issue 5): index latency vs `git grep -l` and ripgrep `rg -l`, recall, reindex, RSS.
+"""Search: index latency vs `git grep -l` and ripgrep `rg -l`, recall, reindex, RSS.
 
 Queries are a fixed list of one- to three-word searches built from the corpus vocabulary
 (services, vendors, people, error codes, customers, symptoms, causes). Each is answered by the

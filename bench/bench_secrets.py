@@ -1,4 +1,4 @@
-"""The secrets scan (issue 13) beside the write it guards, on the corpus's real text sizes.
+"""The secrets scan beside the write it guards, on the corpus's real text sizes.
 
 Every write runs `Guard.check`: the lines it adds (an append: just the tail) through the
 detect-secrets plugins memoryui uses. Measured on a copy of the corpus, in one process:

@@ -1,4 +1,4 @@
-"""The production server on the corpus (issue 15): start, first page, memory, idle CPU.
+"""The production server on the corpus: start, first page, memory, idle CPU.
 
 `manage.py serve` (2 workers, its default) runs on a copy of the corpus with its own SQLite
 database (no page here searches, so the search index is not built: bench_search times that).
@@ -8,7 +8,7 @@ Rows, each beside a floor measured in the same run:
 - the first overview after a start: one request per start, signed in (the session lives in
   the database, so it survives restarts), timed from the request to the last byte, the first
   start (nothing saved yet) apart from the restarts. Floor: `git ls-tree -r -l HEAD` (every
-  file's name and size: what the overview counts). Goal (issue 15): under 2 s on huge;
+  file's name and size: what the overview counts). Goal: under 2 s on huge;
 - the warm overview over HTTP, same floor;
 - resident memory of each worker after the pages and after the idle window (goal < 300 MB);
 - CPU of the idle server: every process of the server's session (supervisor, workers and

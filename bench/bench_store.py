@@ -1,4 +1,4 @@
-"""The write path (issue 7): store appends + commits vs the git CLI, in one and four processes.
+"""The write path: store appends + commits vs the git CLI, in one and four processes.
 
 Each write is what `remember` does: append an entry to a scope's daily log under the workspace
 lock, attributed to that scope. Measured on a copy of the corpus:
@@ -8,14 +8,14 @@ lock, attributed to that scope. Measured on a copy of the corpus:
 - one process, synchronous commits (`commit_delay=0`: the commit happens before the call returns);
 - four processes together, each with its own Store on the same workspace (deferred);
 - the floor, in the same repository and run: append with Python + `git add` + `git commit`;
-- an entry appended to a 1 MB log against the same to a 1 KB log (issue 15: an append's
+- an entry appended to a 1 MB log against the same to a 1 KB log (an append's
   cost should follow the entry, not the log).
 
 After each run the benchmark checks what a user would check: every entry is in its file exactly
 once, every commit's author is the scope whose file it touched, the journal is empty and
 `git status` is clean (memoryui refreshed the index entries it committed).
 
-Goals (issue 7): >= 300 writes/s in one process, >= 200/s from 4 processes.
+Goals: >= 300 writes/s in one process, >= 200/s from 4 processes.
 """
 
 from __future__ import annotations

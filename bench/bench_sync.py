@@ -1,4 +1,4 @@
-"""Sync with a git remote (issue 14), domain level, on a copy of the corpus.
+"""Sync with a git remote, domain level, on a copy of the corpus.
 
 Rows, each beside its floor measured in the same run:
 

@@ -1,4 +1,4 @@
-"""Real `serve` instances on one bare remote, for the server figures of bench_sync (issue 14).
+"""Real `serve` instances on one bare remote, for the server figures of bench_sync.
 
 `Rig` holds a bare remote made from the corpus, the database (one throwaway Postgres shared by
 every instance, as the README's "several instances" setup runs it; SQLite per instance when

@@ -49,7 +49,7 @@ class Preset:
 PRESETS: dict[str, Preset] = {
     "small": Preset(scopes=10, days=30, world_topics=20, notes_per_scope=5),
     "large": Preset(scopes=50, days=365, world_topics=200, notes_per_scope=20),
-    # 10x large (issue 15): about 195k files and 205k commits.
+    # 10x large: about 195k files and 205k commits.
     "huge": Preset(scopes=500, days=365, world_topics=2000, notes_per_scope=20),
 }
 

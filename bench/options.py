@@ -14,7 +14,7 @@ from dataclasses import dataclass
 class Options:
     preset: str = "small"
     imported: bool = False
-    idle_seconds: float = 300.0  # issue 15: CPU of an idle server over 5 minutes
+    idle_seconds: float = 300.0  # CPU of an idle server over 5 minutes
 
     @property
     def big(self) -> bool:

@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 
 # The most bytes of text a page renders or diffs (MEMORYUI_RENDER_LIMIT in settings.py).
 # Markdown, sanitizing and difflib take seconds of a worker per megabyte and grow the page with
-# it (a 50 MB file took 53 s to render and made a 110 MB editor page), so pages offer a
+# it (a 50 MB file takes most of a minute and makes a 110 MB editor page), so pages offer a
 # larger file raw and as a download instead.
 DEFAULT_RENDER_LIMIT = 1 << 20
 

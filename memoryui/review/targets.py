@@ -104,7 +104,7 @@ def kind_files(store: Store, kind: Kind) -> list[tuple[str, str | None, float, i
     one walk of the kind's folder (two levels: a skill is `skills/<name>/SKILL.md`), never
     through a symbolic link. Kept until a change reaches the folder: every review page asks
     (the choosers' names, the world files "already known" reads), and a walk of 2,000
-    world topics took 15 ms."""
+    world topics takes 15 ms."""
     folder = store.layout.folder(kind)
     if folder is None:
         return []

@@ -1,8 +1,9 @@
 """The flagged record: path -> findings in the current text, kept in `.git/memoryui/secrets.json`.
 
-Updated on each write (under its own lock across processes) that changes a file (re-scanning only when the file was flagged or
-the write added a secret), so the overview can say "N files contain secrets" without
-scanning the workspace. `rebuild` scans every file once (a workspace from before this).
+Updated on each write that changes a file (under its own lock across processes; re-scanning
+only when the file was flagged or the write added a secret), so the overview can say "N
+files contain secrets" without scanning the workspace. `rebuild` scans every file once (a
+workspace that has no record yet, `manage.py scan_secrets`).
 """
 
 from __future__ import annotations

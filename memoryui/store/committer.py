@@ -36,13 +36,13 @@ STAND_IN_AFTER = 2.0  # seconds journaled writes may wait on a live committer be
 # A tick that committed at least BUSY_RECORDS writes makes the next come after BUSY_DELAY
 # instead of `delay`: 0.8 s, so that with the tick's own time a write is committed within
 # the design's second. A tick's cost is per author (trees, commits, git's whole index
-# rewritten), not per write: under 330 agent writes a second, ticks every 0.2 s took a
-# fifth of a core in bursts, and the writes that met a burst waited (remember's p90 at half
-# load 6.9 ms, 3.6 ms with a tick a second). A lone write still waits only `delay`.
+# rewritten), not per write: under 330 agent writes a second, ticks every 0.2 s take a
+# fifth of a core in bursts, and the writes that meet a burst wait (a tick a second halves
+# remember's p90 at half load). A lone write still waits only `delay`.
 BUSY_RECORDS = 50
 BUSY_DELAY = 0.8
-# An idle server should cost almost nothing (issue 15): each wakeup of a waiting thread
-# costs about 0.3 ms of CPU on a small VM, and the tick woke five times a second forever.
+# An idle server should cost almost nothing: each wakeup of a waiting thread costs about
+# 0.3 ms of CPU on a small VM, five times a second forever at the busy cadence.
 # Once nothing was journaled for IDLE_AFTER seconds the committer ticks every IDLE_EVERY
 # seconds (a write then still becomes a commit within the design's second), and a worker
 # that only stands in for a live committer looks every STANDBY_EVERY seconds (it stands in
@@ -51,9 +51,9 @@ IDLE_AFTER = 10.0
 IDLE_EVERY = 0.5
 STANDBY_EVERY = 1.0
 # The committer's ticks and its search indexing run at this niceness (the thread's own, on
-# Linux): at half load 77 % of the slow `remember` calls fell inside a tick or an index
-# drain of the committing process (18 % of the time); niced, the median p99 over five paired runs
-# went from 3.4x to 3.0x p50 in a run's first 10 s and from 5.5x to 4.5x in the next.
+# Linux): at half load most of the slow `remember` calls fall inside a tick or an index
+# drain of the committing process, which runs a fifth of the time; niced, those wait for
+# the requests instead (docs/benchmarks.md).
 HOST_NICE = 19
 
 

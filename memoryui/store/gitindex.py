@@ -1,9 +1,9 @@
 """git's index: kept by the git CLI in its split form, read here, never loaded by libgit2.
 
-Why (measured, README "Cost that grows with change"): libgit2 rewrites the whole index at
-every change (2 MB at 20k files, 21 MB at 200k), so every commit tick wrote it whole, and
-under ext4's ordered mode every agent's fsync waited behind that data (`remember`'s p99 at
-half load was 21x its p50 on 200k files). git's split index (`core.splitIndex`) writes only
+Why (docs/architecture.md): libgit2 rewrites the whole index at every change (2 MB at 20k
+files, 21 MB at 200k), so every commit tick would write it whole, and under ext4's ordered
+mode every agent's fsync waits behind that data (a `remember` p99 at half load of 21x its
+p50 on 200k files). git's split index (`core.splitIndex`) writes only
 the entries changed since its shared part. libgit2 cannot read it ('link' is a mandatory
 extension) and loads the index for every diff and blame (to look up attributes), so:
 

@@ -23,11 +23,11 @@ class Record:
     `data`, when set, is the file's new content and `blob` only its id: the blob is made
     when the record is committed, and only for versions a commit keeps (the last of a path
     in each commit). Making a loose object per write (a temporary file created and renamed
-    in .git/objects) was a third of an agent's write's CPU. With `base` set, `data` is only
+    in .git/objects) costs a third of an agent's write's CPU. With `base` set, `data` is only
     what the write appended to the path's previous version of `base` bytes (a daily log's
-    entry): the whole content rewritten into the journal at every append made each write
-    cost the size of its file twice more (120 KB a `remember` late in a busy day), and the
-    commit tick parse megabytes of JSON (see `_rebuild`).
+    entry): the whole content in the journal at every append would cost each write the size
+    of its file twice more (120 KB a `remember` late in a busy day), and the commit tick
+    would parse megabytes of JSON (see `_rebuild`).
 
     An entry appended without reading its log (`appending.append_entry`) has no blob id
     (`blob` is ""): `crc` is the CRC-32 of the whole new version, chained from the

@@ -168,7 +168,7 @@ def test_unknown_api_path_answers_json_404(client, workspace, own):
     assert resp.json()["error"]["code"] == "not_found"
 
 
-# -- attribution: the token trailer (issue 11) -----------------------------------------------
+# -- attribution: the token trailer -----------------------------------------------
 
 def trailer_values(ws: Path, path: str) -> list[str]:
     """`Memoryui-Token` of each commit touching `path`, newest first, as git prints it."""
@@ -198,7 +198,7 @@ def test_tool_writes_carry_the_token_trailer_like_files_and_dagu_writes(
     assert {c.author for c in workspace.log(limit=20)} == {"ops-bot"}
 
 
-# -- the duragent `memory` tool admits both forms (issue 10 item 10) ---------------------------
+# -- the duragent `memory` tool admits both forms ---------------------------
 
 @pytest.mark.parametrize("fmt", ["anthropic", "openai"])
 def test_a_client_validating_against_the_listing_can_use_both_forms(client, workspace, own,

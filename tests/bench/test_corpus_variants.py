@@ -1,4 +1,4 @@
-"""The benchmark's corpus variants must be what their names promise (issue 15).
+"""The benchmark's corpus variants must be what their names promise.
 
 The huge preset needs 2,000 distinct world topics in Duragent's file-name form, without
 changing the names of the smaller presets (figures compare across runs). The imported variant

@@ -1,4 +1,4 @@
-"""Several real memoryui instances on one git remote and one shared Postgres (issue 14).
+"""Several real memoryui instances on one git remote and one shared Postgres.
 
 `Cluster` starts `manage.py serve` processes, each with its own workspace folder (a clone
 of the remote, made by the server's own bootstrap), var folder, search index and port, all

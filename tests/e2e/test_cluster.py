@@ -1,4 +1,4 @@
-"""Three memoryui instances on one remote and one Postgres, plus a native agent host (issue 14).
+"""Three memoryui instances on one remote and one Postgres, plus a native agent host.
 
 The tests of this module share one cluster (tests/e2e/conftest.py); each leaves it settled
 and none needs another to have run (under xdist a second worker would start its own

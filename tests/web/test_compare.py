@@ -1,4 +1,4 @@
-"""Compare any two versions of a file, a scope or the whole workspace (issue 12).
+"""Compare any two versions of a file, a scope or the whole workspace.
 
 A real workspace written by several actors (the history tests' seed), read through the
 Django test client.

@@ -1,4 +1,4 @@
-"""Expand context between hunks and the rendered (prose) diff of markdown (issue 12).
+"""Expand context between hunks and the rendered (prose) diff of markdown.
 
 A real git workspace written through the store, read with the Django test client.
 """

@@ -1,6 +1,6 @@
 """The tree of a sync merge, decided file by file.
 
-Rules (README "Sync"): a file only one side changed takes that side; daily logs changed on
+Rules (docs/sync.md): a file only one side changed takes that side; daily logs changed on
 both sides are merged entry by entry (daily.merge_daily); any other file changed on both
 sides is a three-way merge (store/merge.py); a file that cannot merge (overlapping edits,
 modified on one side and deleted on the other, added differently on both, binary, a link)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from memoryui.store.housekeeping import wait_for_housekeeping
 from memoryui.store.sync import Syncer
 from memoryui.store.sync.refuse import rewriting_attributes
 from tests.sync.evil import GITMODULES, blob, push_commit
@@ -60,7 +61,9 @@ def test_a_hostile_gitmodules_never_stalls_sync(instance, native, file_url, bare
     assert git(bare, "show", f"main:{daily}").endswith("written after the hostile commit\n")
     assert ".gitmodules" not in git(bare, "ls-tree", "--name-only", "main")
     assert not list(root.rglob("pwned"))
-    # Even a plain git in the clone (no memoryui settings) still fetches.
+    # Even a plain git in the clone (no memoryui settings) still fetches (once memoryui's
+    # housekeeping, which writes the commit-graph after a round, has let go of its lock).
+    wait_for_housekeeping(root)
     git(root, "fetch", "--quiet", file_url, "main")
 
 

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from memoryui.store import Kind
 
 from .base import SCHEMA_VERSION, SNIPPET_TOKENS, TIE_BUCKETS_PER_DECADE, IndexBase, Row
+from .catalogue import Catalogue
 from .documents import Doc
 from .filters import Filters
 from .query import Node, QueryError, SearchUnavailable, Term
@@ -81,6 +82,7 @@ class PostgresSearchIndex(IndexBase):
         self._psycopg = psycopg
         self.dsn = dsn
         self._local = threading.local()
+        self.catalogue = Catalogue.postgres(dsn)
         with self._conn().transaction():
             cur = self._conn().cursor()
             cur.execute("SELECT pg_advisory_xact_lock(8246155)")  # one creator at a time

@@ -113,6 +113,7 @@ class Updater:
     def attach(self, store: Store) -> None:
         """Follow a store: its writes update the index; a different workspace starts afresh."""
         self.store = store
+        self.catalogue.attach(store)  # type: ignore[attr-defined]  (the backends make it)
         if self.enqueue not in store.listeners:
             store.listeners.append(self.enqueue)
         identity = self._identity(store)

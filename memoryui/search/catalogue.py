@@ -1,0 +1,412 @@
+"""The file catalogue: every file of the workspace with its place in the layout, its size and
+its last commit, in the database, shared by every process of an instance.
+
+It is the one read model of the pages (the overview, the sidebar, scope pages, the review
+queue's daily logs and target names): each is a query over it, indexed by scope and kind.
+How it stays current:
+
+- **Writes.** The store tells its listeners about every file it changes; the catalogue
+  re-states those paths before the write is acknowledged, so the next request of any
+  process shows it (a write not yet committed keeps its previous commit until it is).
+- **Commits.** The catalogue remembers the commit it follows (`head`); when HEAD moved
+  (the committer's ticks, a sync, a `git pull` or a commit made by hand) the paths of the
+  new commits are re-stated with their last commit: in process for a few commits, else by
+  one `git log` over the range.
+- **Edits outside memoryui.** `scan` re-states what `git status` names (and what it named
+  the last time, which may have gone back to HEAD's version): throttled across processes
+  (`maybe_scan`), in the background, as the search index's catch-up is.
+- **A workspace seen for the first time** (a fresh clone, an import) is filled once, in the
+  background, by one process at a time (`fill`): one walk and one read of the history.
+  Pages say so meanwhile (`filled` is false).
+
+Every row is written with the file re-stated inside the write's transaction, and catalogue
+writers take turns, so the last writer always records the file as it is on disk.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pygit2
+
+from memoryui.store import history, walk
+from memoryui.store.files import ProcessLock
+from memoryui.store.threadnames import named
+
+from .catalogue_db import CatalogueDb, Cursor, PostgresCatalogueDb, SqliteCatalogueDb
+
+if TYPE_CHECKING:
+    from memoryui.store import Store
+
+log = logging.getLogger("memoryui.search")
+
+SCAN_EVERY = 5.0  # seconds between `git status` scans for outside edits, across processes
+BATCH = 1_000  # rows a fill inserts at once
+_FIELDS = "path, scope, kind, name, size, mtime_ns, sha, author, actor, time, subject"
+_LAST = ("sha", "author", "actor", "time", "subject")
+
+
+@dataclass(slots=True)
+class Entry:
+    """One file as the catalogue has it."""
+
+    path: str
+    scope: str  # its scope ("" for shared files and files outside the layout)
+    kind: str  # its layout kind ("" for a file the layout does not know)
+    name: str  # its name in the layout (a topic, a date), "" when none
+    size: int
+    mtime: float
+    last: dict | None  # its last commit: sha, author, actor, time, subject (None: none yet)
+
+    @classmethod
+    def of(cls, row: tuple) -> Entry:
+        path, scope, kind, name, size, mtime_ns, sha, author, actor, when, subject = row
+        last = {"sha": sha, "author": author, "actor": actor, "time": int(when),
+                "subject": subject} if sha else None
+        return cls(path, scope, kind, name, int(size), mtime_ns / 1e9, last)
+
+
+def stat_entry(root: Path, path: str) -> walk.Entry | None:
+    """The walker's view of one path: a regular file with one name, reached without a
+    symbolic link and with no hidden name on the way; None otherwise."""
+    if not path or any(walk.hidden(part) for part in path.split("/")):
+        return None
+    try:
+        st = os.lstat(root / path)
+    except (OSError, ValueError):
+        return None
+    if not walk.single(st) or walk.link_in_path(root, path) is not None:
+        return None
+    return walk.Entry(path, st.st_size, st.st_mtime)
+
+
+class Catalogue:
+    """The catalogue of one workspace, in `db`."""
+
+    def __init__(self, db: CatalogueDb) -> None:
+        self.db = db
+        self.store: Store | None = None
+        self._t, self._m = db.files, db.meta
+        self._pending: set[str] = set()  # what the last scan found changed outside memoryui
+        self._last_scan = 0.0
+        self._filling: threading.Thread | None = None
+        self._scanning = threading.Lock()
+
+    @classmethod
+    def sqlite(cls, path: Path) -> Catalogue:
+        return cls(SqliteCatalogueDb(path))
+
+    @classmethod
+    def postgres(cls, dsn: str) -> Catalogue:
+        return cls(PostgresCatalogueDb(dsn))
+
+    @classmethod
+    def of(cls, store: Store) -> Catalogue:
+        """The catalogue a store's writes keep: its search index's, else one of its own in
+        the workspace's state folder (a store opened without an index: commands, tests)."""
+        found = getattr(store, "catalogue", None)
+        if found is None:
+            found = cls.sqlite(store.git.state_dir / "catalogue.sqlite3")
+            found.attach(store)
+        return found
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- wiring ---------------------------------------------------------------------------
+    def attach(self, store: Store) -> None:
+        """Follow a store's writes; a catalogue of another workspace starts afresh."""
+        self.store = store
+        store.catalogue = self  # type: ignore[attr-defined]
+        if self.changed not in store.listeners:
+            store.listeners.insert(0, self.changed)  # before the index: pages first
+        identity = f"{store.root}|{store.layout.key}"
+        if self._meta("identity") != identity:
+            def reset(cur: Cursor) -> None:
+                cur.execute(f"DELETE FROM {self._t}")
+                cur.execute(f"DELETE FROM {self._m} WHERE key <> 'schema'")
+                self._set(cur, "identity", identity)
+            self.db.write(reset)
+
+    def _store(self) -> Store:
+        if self.store is None:
+            raise RuntimeError("the catalogue is not attached to a store")
+        return self.store
+
+    def _meta(self, key: str) -> str | None:
+        rows = self.db.read(f"SELECT value FROM {self._m} WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    def _set(self, cur: Cursor, key: str, value: str) -> None:
+        cur.execute(f"INSERT INTO {self._m}(key, value) VALUES (?, ?) ON CONFLICT (key) "
+                    "DO UPDATE SET value = excluded.value", (key, value))
+
+    # -- keeping it current -----------------------------------------------------------------
+    def changed(self, paths: Iterable[str], when: float | None = None) -> None:
+        """The store's listener: these files changed; re-state them, then follow HEAD."""
+        if not self.filled:
+            return  # the fill lists them
+        self._restat(list(paths))
+        self.follow()
+
+    def _restat(self, paths: list[str], last: Mapping[str, dict] | None = None) -> None:
+        store = self._store()
+
+        def apply(cur: Cursor) -> None:
+            for p in paths:
+                e = stat_entry(store.root, p)
+                if e is None:
+                    cur.execute(f"DELETE FROM {self._t} WHERE path = ?", (p,))
+                    # a folder that went away: what was below it
+                    cur.execute(f"DELETE FROM {self._t} WHERE path >= ? AND path < ?",
+                                (p + "/", p + "0"))
+                    continue
+                self._put(cur, store, e, None if last is None else last.get(p))
+        if paths:
+            self.db.write(apply)
+
+    def _put(self, cur: Cursor, store: Store, e: walk.Entry, last: dict | None) -> None:
+        row = self._row(store, e, last)
+        if last is None:  # the file's commit stays what it was
+            cur.execute(f"INSERT INTO {self._t}(path, scope, kind, name, size, mtime_ns) "
+                        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET "
+                        "size = excluded.size, mtime_ns = excluded.mtime_ns", row[:6])
+        else:
+            cur.execute(f"INSERT INTO {self._t}({_FIELDS}) VALUES "
+                        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET "
+                        "size = excluded.size, mtime_ns = excluded.mtime_ns, "
+                        "sha = excluded.sha, author = excluded.author, "
+                        "actor = excluded.actor, time = excluded.time, "
+                        "subject = excluded.subject", row)
+
+    @staticmethod
+    def _row(store: Store, e: walk.Entry, last: dict | None) -> tuple:
+        addr = store.layout.address(e.path)
+        scope = addr.scope if addr else store.layout.scope_of(e.path)
+        values = tuple(last.get(k) or ("" if k != "time" else 0) for k in _LAST) if last \
+            else ("", "", "", 0, "")
+        return (e.path, scope or "", addr.kind.value if addr else "",
+                (addr.name or "") if addr else "", e.size, int(e.mtime * 1_000_000_000),
+                *values)
+
+    def follow(self) -> None:
+        """Take in the commits made since the catalogue's head (whoever made them)."""
+        store = self._store()
+        head = store.git.head()
+        since = was = self._meta("head")
+        if head is None or head == since or not self.filled:
+            return
+        changes: list[tuple[str, dict]] | None = None
+        if since:
+            try:
+                if not store.git.repo.descendant_of(head, since):
+                    since = None  # a rewritten branch: every path from the whole history
+                else:
+                    changes = history.recent_changes(store.git.repo, since, head)
+            except (KeyError, ValueError, pygit2.GitError):
+                since = None
+        if changes is None:
+            changes = list(history.last_changes(store.root, since, head))
+        newest: dict[str, dict] = {}
+        for path, info in changes:
+            newest.setdefault(path, info)
+
+        def apply(cur: Cursor) -> None:
+            if self._read_in(cur, "head") != was:
+                return  # another process took these commits in meanwhile
+            for p, info in newest.items():
+                e = stat_entry(store.root, p)
+                if e is None:
+                    cur.execute(f"DELETE FROM {self._t} WHERE path = ?", (p,))
+                else:
+                    self._put(cur, store, e, info)
+            self._set(cur, "head", head)
+        self.db.write(apply)
+
+    def _read_in(self, cur: Cursor, key: str) -> str | None:
+        row = cur.execute(f"SELECT value FROM {self._m} WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    @property
+    def filled(self) -> bool:
+        """The whole workspace is in the catalogue (else a fill is under way or due)."""
+        return self._meta("filled") == "1"
+
+    def ensure(self, background: bool = True) -> bool:
+        """Whether the catalogue is filled; if not, fill it (in a thread: `background`)."""
+        if self.filled:
+            return True
+        if not background:
+            self.fill()
+            return self.filled
+        if self._filling is None or not self._filling.is_alive():
+            self._filling = threading.Thread(target=named(self._fill_quietly), daemon=True,
+                                             name="memoryui-catalogue-fill")
+            self._filling.start()
+        return False
+
+    def wait_for_fill(self, timeout: float | None = None) -> None:
+        """Block until a fill under way in this process (if any) ends (tests, commands)."""
+        t = self._filling
+        if t is not None:
+            t.join(timeout)
+
+    def _fill_quietly(self) -> None:
+        try:
+            self.fill()
+        except Exception:  # noqa: BLE001 - the next page asks again
+            log.exception("filling the file catalogue failed")
+
+    def fill(self) -> None:
+        """List every file with its last commit (one walk, one read of the history), once:
+        one process at a time fills, the others find it filled."""
+        store = self._store()
+        with ProcessLock(store.git.state_dir / "catalogue.lock"):
+            if self.filled:
+                return
+            head = store.git.head()
+            entries = {e.path: e for e in walk.walk(store.root)}
+            last: dict[str, dict] = {}
+            if head is not None:
+                for path, info in history.last_changes(store.root, None, head):
+                    if path in entries and path not in last:
+                        last[path] = info
+
+            def apply(cur: Cursor) -> None:
+                cur.execute(f"DELETE FROM {self._t}")
+                rows = [self._row(store, e, last.get(p)) for p, e in entries.items()]
+                for i in range(0, len(rows), BATCH):
+                    cur.executemany(f"INSERT INTO {self._t}({_FIELDS}) VALUES "
+                                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows[i:i + BATCH])
+                self._set(cur, "head", head or "")
+                self._set(cur, "filled", "1")
+            self.db.write(apply)
+        # writes made while it listed: re-stated (HEAD's too, if it moved meanwhile)
+        self.follow()
+
+    def scan(self) -> list[str]:
+        """Re-state what `git status` names (files changed outside memoryui) and what it
+        named last time (an edit since undone); the paths looked at."""
+        store = self._store()
+        with self._scanning:
+            if not self.ensure(background=False):
+                return []
+            self.follow()
+            now = {c.path for c in history.status(store.root)}
+            paths = sorted(now | self._pending)
+            self._pending = now
+            self._restat(paths)
+            self.db.write(lambda cur: self._set(cur, "checked_at", str(time.time())))
+            return paths
+
+    def maybe_scan(self) -> None:
+        """`scan` in the background, at most every SCAN_EVERY seconds across processes."""
+        now = time.monotonic()
+        if now - self._last_scan < SCAN_EVERY or self._scanning.locked():
+            return
+        self._last_scan = now
+        try:
+            checked = float(self._meta("checked_at") or 0)
+        except ValueError:
+            checked = 0.0
+        if time.time() - checked < SCAN_EVERY:
+            return
+        threading.Thread(target=named(self._scan_quietly), name="memoryui-catalogue-scan",
+                         daemon=True).start()
+
+    def _scan_quietly(self) -> None:
+        try:
+            self.scan()
+        except Exception:  # noqa: BLE001 - the next page asks again
+            log.exception("scanning for outside changes failed")
+
+    def current(self) -> bool:
+        """Before a page reads: HEAD's new commits taken in, a scan for outside edits due,
+        a fill started if none was made; whether the catalogue is filled."""
+        if not self.ensure():
+            return False
+        self.follow()
+        self.maybe_scan()
+        return True
+
+    # -- reading --------------------------------------------------------------------------
+    def _select(self, where: str = "", params: tuple = (), order: str = "path") -> list[Entry]:
+        sql = f"SELECT {_FIELDS} FROM {self._t}"
+        if where:
+            sql += f" WHERE {where}"
+        return [Entry.of(r) for r in self.db.read(f"{sql} ORDER BY {order}", params)]
+
+    def entry(self, path: str) -> Entry | None:
+        found = self._select("path = ?", (path,))
+        return found[0] if found else None
+
+    def scope(self, scope: str) -> list[Entry]:
+        """A scope's files, by path."""
+        return self._select("scope = ?", (scope,))
+
+    def shared(self, *, other: bool = True) -> list[Entry]:
+        """Files outside every scope (world topics, global memory, skills, directives), by
+        path; `other`: with the files the layout does not know."""
+        return self._select("scope = ''" if other else "scope = '' AND kind <> ''")
+
+    def of_kind(self, kind: str, *, first: str = "", last: str = "") -> list[Entry]:
+        """Files of one kind, by path; `first`..`last` bound their names (dates)."""
+        where, params = "kind = ?", [kind]
+        if first:
+            where += " AND name >= ?"
+            params.append(first)
+        if last:
+            where += " AND name <= ?"
+            params.append(last)
+        return self._select(where, tuple(params))
+
+    def scope_totals(self) -> dict[str, tuple[int, int, int, int]]:
+        """scope -> (files, bytes, daily logs, notes)."""
+        return {s: (int(n), int(b or 0), int(d or 0), int(k or 0)) for s, n, b, d, k in
+                self.db.read(
+                    f"SELECT scope, count(*), sum(size), "
+                    f"sum(CASE WHEN kind = 'daily' THEN 1 ELSE 0 END), "
+                    f"sum(CASE WHEN kind = 'note' THEN 1 ELSE 0 END) FROM {self._t} "
+                    "WHERE scope <> '' GROUP BY scope")}
+
+    def scope_files(self, kinds: tuple[str, ...]) -> list[Entry]:
+        """Every scope's files of these kinds (their MEMORY.md, scratchpads)."""
+        marks = ", ".join("?" * len(kinds))
+        return self._select(f"scope <> '' AND kind IN ({marks})", kinds)
+
+    def newest_daily(self) -> list[Entry]:
+        """Each scope's newest daily log."""
+        t = self._t
+        return [Entry.of(r) for r in self.db.read(
+            f"SELECT {', '.join('c.' + f for f in _FIELDS.split(', '))} FROM {t} c JOIN "
+            f"(SELECT scope, max(name) AS n FROM {t} WHERE kind = 'daily' AND scope <> '' "
+            "GROUP BY scope) d ON c.scope = d.scope AND c.kind = 'daily' AND c.name = d.n "
+            "ORDER BY c.path")]
+
+    def scope_lasts(self) -> dict[str, dict]:
+        """scope -> the newest last commit of its files (a tie in time: the greater sha)."""
+        t = self._t
+        out: dict[str, dict] = {}
+        for scope, sha, author, actor, when, subject in self.db.read(
+                f"SELECT c.scope, c.sha, c.author, c.actor, c.time, c.subject FROM {t} c "
+                f"JOIN (SELECT scope, max(time) AS m FROM {t} WHERE scope <> '' AND sha <> '' "
+                "GROUP BY scope) n ON c.scope = n.scope AND c.time = n.m WHERE c.sha <> ''"):
+            held = out.get(scope)
+            if held is None or sha > held["sha"]:
+                out[scope] = {"sha": sha, "author": author, "actor": actor, "time": int(when),
+                              "subject": subject}
+        return out
+
+    def stamps(self) -> Iterator[tuple[str, int, int]]:
+        """(path, size, mtime_ns) of every file (what the search index compares with)."""
+        yield from self.db.read(f"SELECT path, size, mtime_ns FROM {self._t}")
+
+    def count(self) -> int:
+        return int(self.db.read(f"SELECT count(*) FROM {self._t}")[0][0])

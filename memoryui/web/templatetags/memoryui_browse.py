@@ -160,7 +160,7 @@ def _scope_row(r: object, kinds: frozenset, review_url: str) -> str:
     s = r.node
     cells = [format_html('<th scope="row"><a href="{}">{}</a></th>', scope_url(s.name),
                          s.name)]
-    # A first look (snapshot.first_look) has not counted the scope yet: every cell says so.
+    # While the catalogue is first filled a scope is not counted yet: every cell says so.
     dots = mark_safe('<td class="muted" title="not counted yet">…</td>') \
         if s.files is None else None
     if "memory" in kinds:

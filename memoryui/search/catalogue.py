@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 import pygit2
 
-from memoryui.store import history, walk
+from memoryui.store import gitindex, history, walk
 from memoryui.store.files import ProcessLock
 from memoryui.store.threadnames import named
 
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("memoryui.search")
 
+FILL_AT_ONCE_BELOW = 5_000  # files; a smaller workspace is catalogued before a page answers
 SCAN_EVERY = 5.0  # seconds between `git status` scans for outside edits, across processes
 BATCH = 1_000  # rows a fill inserts at once
 _FIELDS = "path, scope, kind, name, size, mtime_ns, sha, author, actor, time, subject"
@@ -116,6 +117,16 @@ class Catalogue:
             found = cls.sqlite(store.git.state_dir / "catalogue.sqlite3")
             found.attach(store)
         return found
+
+    @classmethod
+    def ready(cls, store: Store) -> Catalogue | None:
+        """The store's catalogue, current, for a page to read (HEAD's new commits taken
+        in, a scan for outside edits started when due); None while a large workspace's
+        first fill runs in the background (a small one is filled at once)."""
+        cat = cls.of(store)
+        if not cat.filled and gitindex.index_size(store.git.git_dir) < FILL_AT_ONCE_BELOW:
+            cat.ensure(background=False)
+        return cat if cat.current() else None
 
     def close(self) -> None:
         self.db.close()

@@ -79,15 +79,15 @@ def test_a_first_start_shows_the_agents_at_once_and_the_counts_by_itself(
     """A large repository opened for the first time: the lead sees every agent by name at
     once, told that what each holds is being counted, and the page turns into the full
     overview by itself (it reloads; no script needed) once the count is done."""
-    import importlib
     import threading
 
     from memoryui.search.catalogue import Catalogue
 
     base, store = live_workspace
     make_agents(store)
-    build_mod = importlib.import_module("memoryui.web.hierarchy.build")
-    monkeypatch.setattr(build_mod, "FILL_AT_ONCE_BELOW", 0)  # filled behind, as at 200k files
+    from memoryui.search import catalogue
+
+    monkeypatch.setattr(catalogue, "FILL_AT_ONCE_BELOW", 0)  # filled behind, as at 200k files
     counting = threading.Event()
     real = Catalogue.fill
     monkeypatch.setattr(Catalogue, "fill", lambda self: counting.wait(120) and real(self))

@@ -4,7 +4,6 @@ topics. Real workspace (git), the Django test client; htmx requests get one tabl
 from __future__ import annotations
 
 import datetime as dt
-import importlib
 import re
 
 import pytest
@@ -216,8 +215,9 @@ def test_the_overview_says_so_while_a_large_workspace_is_first_catalogued(
     seed.close()
     release = threading.Event()
     real = Catalogue.fill
-    build_mod = importlib.import_module("memoryui.web.hierarchy.build")
-    monkeypatch.setattr(build_mod, "FILL_AT_ONCE_BELOW", 0)
+    from memoryui.search import catalogue
+
+    monkeypatch.setattr(catalogue, "FILL_AT_ONCE_BELOW", 0)
     monkeypatch.setattr(Catalogue, "fill", lambda self: release.wait() and real(self))
     settings.MEMORYUI_WORKSPACE = tmp_path / "ws"
     settings.MEMORYUI_SEARCH_DB = tmp_path / "search.sqlite3"

@@ -18,20 +18,14 @@ from __future__ import annotations
 import time
 
 from memoryui.search.catalogue import Catalogue, Entry
-from memoryui.store import Kind, Store, gitindex
+from memoryui.store import Kind, Store
 
 from .model import Hierarchy, Item, ScopeSummary, newer
 
-FILL_AT_ONCE_BELOW = 5_000  # files; a smaller workspace is catalogued before the page answers
-
 
 def catalogue(store: Store) -> Catalogue | None:
-    """The store's catalogue, current (HEAD's new commits taken in, a scan for outside edits
-    due); None while a large workspace's first fill runs in the background."""
-    cat = Catalogue.of(store)
-    if not cat.filled and gitindex.index_size(store.git.git_dir) < FILL_AT_ONCE_BELOW:
-        cat.ensure(background=False)
-    return cat if cat.current() else None
+    """The store's catalogue, current; None while a large workspace is first filled."""
+    return Catalogue.ready(store)
 
 
 def last_change(store: Store, path: str) -> dict | None:

@@ -29,7 +29,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -94,7 +94,6 @@ class Catalogue:
     def __init__(self, db: CatalogueDb) -> None:
         self.db = db
         self.store: Store | None = None
-        self._t, self._m = db.files, db.meta
         self._pending: set[str] = set()  # what the last scan found changed outside memoryui
         self._last_scan = 0.0
         self._filling: threading.Thread | None = None
@@ -135,16 +134,25 @@ class Catalogue:
     def attach(self, store: Store) -> None:
         """Follow a store's writes; a catalogue of another workspace starts afresh."""
         self.store = store
+        identity = f"{store.root}|{store.layout.key}"
+        self.db.use(identity)
         store.catalogue = self  # type: ignore[attr-defined]
         if self.changed not in store.listeners:
             store.listeners.insert(0, self.changed)  # before the index: pages first
-        identity = f"{store.root}|{store.layout.key}"
         if self._meta("identity") != identity:
             def reset(cur: Cursor) -> None:
                 cur.execute(f"DELETE FROM {self._t}")
                 cur.execute(f"DELETE FROM {self._m} WHERE key <> 'schema'")
                 self._set(cur, "identity", identity)
             self.db.write(reset)
+
+    @property
+    def _t(self) -> str:
+        return self.db.files
+
+    @property
+    def _m(self) -> str:
+        return self.db.meta
 
     def _store(self) -> Store:
         if self.store is None:
@@ -415,9 +423,35 @@ class Catalogue:
                               "subject": subject}
         return out
 
-    def stamps(self) -> Iterator[tuple[str, int, int]]:
-        """(path, size, mtime_ns) of every file (what the search index compares with)."""
-        yield from self.db.read(f"SELECT path, size, mtime_ns FROM {self._t}")
+    def by_change(self) -> list[str]:
+        """Every path, oldest change first (its last commit's time, else its stamp; the
+        stamp then the path break ties): the order a search index is built in."""
+        self.ensure(background=False)
+        self.follow()
+        rows = self.db.read(f"SELECT path, mtime_ns, time FROM {self._t}")
+        return [p for p, m, t in sorted(rows, key=lambda r: (r[2] or r[1] / 1e9, r[1], r[0]))]
+
+    def commit_times(self) -> dict[str, int]:
+        """path -> the time of its last commit, for every file committed."""
+        return dict(self.db.read(f"SELECT path, time FROM {self._t} WHERE sha <> ''"))
+
+    def compare(self, indexed: Iterable[tuple[str, int, int]]) -> tuple[list[str], list[str]]:
+        """(changed, gone): the paths whose (path, size, stamp) rows in `indexed` differ
+        from the catalogue's (oldest change first), and those it no longer has. The
+        catalogue scans for outside edits and takes in HEAD's commits first."""
+        self.scan()
+        on_disk = {p: (s, m) for p, s, m in
+                   self.db.read(f"SELECT path, size, mtime_ns FROM {self._t}")}
+        changed: list[tuple[int, str]] = []
+        gone: list[str] = []
+        for p, size, mtime in indexed:
+            st = on_disk.pop(p, None)
+            if st is None:
+                gone.append(p)
+            elif st != (size, mtime):
+                changed.append((st[1], p))
+        changed += [(st[1], p) for p, st in on_disk.items()]  # not indexed at all
+        return [p for _, p in sorted(changed)], gone
 
     def count(self) -> int:
         return int(self.db.read(f"SELECT count(*) FROM {self._t}")[0][0])

@@ -1,4 +1,4 @@
-"""Where the file catalogue is stored: a SQLite file beside the search index, or a table in
+"""Where the file catalogue is stored: a SQLite file beside the search index, or tables in
 the index's Postgres database.
 
 The SQLite catalogue has a file of its own because SQLite has one writer per file: every
@@ -9,6 +9,7 @@ SQL is written once with `?` placeholders; the Postgres side turns them into `%s
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 import threading
@@ -35,6 +36,9 @@ class CatalogueDb:
 
     files = "catalogue"  # the table names
     meta = "catalogue_meta"
+
+    def use(self, identity: str) -> None:
+        """Keep the catalogue of the workspace `identity` names (its root and layout)."""
 
     def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
         raise NotImplementedError
@@ -105,8 +109,7 @@ class SqliteCatalogueDb(CatalogueDb):
             self._local.conn = None
 
 
-def _indexes(cur: Cursor, prefix: str = "") -> None:
-    t = f"{prefix}catalogue"
+def _indexes(cur: Cursor, t: str = "catalogue") -> None:
     # pages ask by scope and kind (a scope's files, every daily log of a week, world topics)
     cur.execute(f"CREATE INDEX IF NOT EXISTS {t}_scope ON {t}(scope, kind, path)")
     cur.execute(f"CREATE INDEX IF NOT EXISTS {t}_kind ON {t}(kind, name)")
@@ -130,8 +133,9 @@ class _PgCursor:
 
 
 class PostgresCatalogueDb(CatalogueDb):
-    files = "memoryui_catalogue"
-    meta = "memoryui_catalogue_meta"
+    """Tables named after the workspace: the instances sharing one database each keep the
+    catalogue of their own clone (its sizes, stamps and writes not yet committed)."""
+
     LOCK = 8246156  # the advisory lock catalogue writers take turns on
 
     def __init__(self, dsn: str) -> None:
@@ -141,20 +145,26 @@ class PostgresCatalogueDb(CatalogueDb):
         self.dsn = dsn
         self._local = threading.local()
 
+    def use(self, identity: str) -> None:
+        t = "memoryui_catalogue_" + hashlib.sha1(identity.encode()).hexdigest()[:16]
+        if t == self.files:
+            return
+        self.files, self.meta = t, t + "_meta"
+
         def create(cur: Cursor) -> None:
-            cur.execute("SELECT to_regclass('memoryui_catalogue_meta')")
+            cur.execute(f"SELECT to_regclass('{t}_meta')")
             if cur.fetchone()[0] is not None:  # type: ignore[attr-defined]
-                cur.execute("SELECT value FROM memoryui_catalogue_meta WHERE key = 'schema'")
+                cur.execute(f"SELECT value FROM {t}_meta WHERE key = 'schema'")
                 row = cur.fetchone()  # type: ignore[attr-defined]
                 if row is None or row[0] != CATALOGUE_SCHEMA:
-                    cur.execute("DROP TABLE IF EXISTS memoryui_catalogue")
-                    cur.execute("DROP TABLE IF EXISTS memoryui_catalogue_meta")
-            cur.execute("CREATE TABLE IF NOT EXISTS memoryui_catalogue_meta("
+                    cur.execute(f"DROP TABLE IF EXISTS {t}")
+                    cur.execute(f"DROP TABLE IF EXISTS {t}_meta")
+            cur.execute(f"CREATE TABLE IF NOT EXISTS {t}_meta("
                         "key text PRIMARY KEY, value text NOT NULL)")
-            cur.execute("CREATE TABLE IF NOT EXISTS memoryui_catalogue("
+            cur.execute(f"CREATE TABLE IF NOT EXISTS {t}("
                         + _COLUMNS.format(text="text", int="bigint") + ")")
-            _indexes(cur, "memoryui_")
-            cur.execute("INSERT INTO memoryui_catalogue_meta VALUES ('schema', ?) "
+            _indexes(cur, t)
+            cur.execute(f"INSERT INTO {t}_meta VALUES ('schema', ?) "
                         "ON CONFLICT (key) DO NOTHING", (CATALOGUE_SCHEMA,))
 
         self.write(create)

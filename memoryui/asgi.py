@@ -30,10 +30,8 @@ from django.core.wsgi import get_wsgi_application  # noqa: E402
 from django.urls import get_resolver  # noqa: E402
 
 from memoryui.api.mcp import MCPEndpoint  # noqa: E402
-from memoryui.store import memory  # noqa: E402
 from memoryui.workspace import start_sync_thread  # noqa: E402
 
-memory.tune()
 django_app = WSGIMiddleware(get_wsgi_application(), workers=settings.MEMORYUI_THREADS)
 django_chunked = ASGIHandler()
 

@@ -74,6 +74,10 @@ class Entry:
         return cls(path, scope, kind, name, int(size), mtime_ns / 1e9, last)
 
 
+def _by_path(e: Entry) -> str:
+    return e.path
+
+
 def stat_entry(root: Path, path: str) -> walk.Entry | None:
     """The walker's view of one path: a regular file with one name, reached without a
     symbolic link and with no hidden name on the way; None otherwise."""
@@ -111,10 +115,10 @@ class Catalogue:
     def of(cls, store: Store) -> Catalogue:
         """The catalogue a store's writes keep: its search index's, else one of its own in
         the workspace's state folder (a store opened without an index: commands, tests)."""
-        found = getattr(store, "catalogue", None)
-        if found is None:
-            found = cls.sqlite(store.git.state_dir / "catalogue.sqlite3")
-            found.attach(store)
+        if isinstance(store.catalogue, Catalogue):
+            return store.catalogue
+        found = cls.sqlite(store.git.state_dir / "catalogue.sqlite3")
+        found.attach(store)
         return found
 
     @classmethod
@@ -136,7 +140,7 @@ class Catalogue:
         self.store = store
         identity = f"{store.root}|{store.layout.key}"
         self.db.use(identity)
-        store.catalogue = self  # type: ignore[attr-defined]
+        store.catalogue = self
         if self.changed not in store.listeners:
             store.listeners.insert(0, self.changed)  # before the index: pages first
         if self._meta("identity") != identity:
@@ -356,11 +360,16 @@ class Catalogue:
         return True
 
     # -- reading --------------------------------------------------------------------------
-    def _select(self, where: str = "", params: tuple = (), order: str = "path") -> list[Entry]:
+    def _select(self, where: str = "", params: tuple = ()) -> list[Entry]:
+        """Rows by path, in Python: Postgres would sort by its collation, SQLite by bytes."""
         sql = f"SELECT {_FIELDS} FROM {self._t}"
         if where:
             sql += f" WHERE {where}"
-        return [Entry.of(r) for r in self.db.read(f"{sql} ORDER BY {order}", params)]
+        return sorted((Entry.of(r) for r in self.db.read(sql, params)), key=_by_path)
+
+    def entries(self) -> list[Entry]:
+        """Every file, by path."""
+        return self._select()
 
     def entry(self, path: str) -> Entry | None:
         found = self._select("path = ?", (path,))
@@ -406,8 +415,7 @@ class Catalogue:
         return [Entry.of(r) for r in self.db.read(
             f"SELECT {', '.join('c.' + f for f in _FIELDS.split(', '))} FROM {t} c JOIN "
             f"(SELECT scope, max(name) AS n FROM {t} WHERE kind = 'daily' AND scope <> '' "
-            "GROUP BY scope) d ON c.scope = d.scope AND c.kind = 'daily' AND c.name = d.n "
-            "ORDER BY c.path")]
+            "GROUP BY scope) d ON c.scope = d.scope AND c.kind = 'daily' AND c.name = d.n")]
 
     def scope_lasts(self) -> dict[str, dict]:
         """scope -> the newest last commit of its files (a tie in time: the greater sha)."""

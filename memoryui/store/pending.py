@@ -112,7 +112,6 @@ def commit_pending(store: Store, paths: Iterable[str] | None = None, *,
             rec = Record(p, blob, who, tool, message, trailers)
             store.git.record(rec)
             records.append(rec)
-        store.tree_model.touch(*(r.path for r in records))
     if not records:
         return Committed((), refused)
     done = store.git.flush()
@@ -148,7 +147,6 @@ def discard_pending(store: Store, paths: Iterable[str]) -> list[str]:
             touched.add(p)
             done.append(p)
         store.git.refresh_index(touched)
-        store.tree_model.touch(*touched)
     store.notify(sorted(touched))
     return done
 

@@ -1,9 +1,10 @@
 """The workspace: one object that every tool, view and command writes and reads through.
 
 This module holds the core: paths, reads, the one write primitive (`update`) and the
-commit cadence. Pending changes live in `pending.py`, the cached tree and last-change
-read model in `tree.py`, git reads in `history.py`; `Store` keeps their public methods
-as thin delegates so `from memoryui.store import Store` is all a caller needs.
+commit cadence. Pending changes live in `pending.py`, git reads in `history.py`; `Store`
+keeps their public methods as thin delegates so `from memoryui.store import Store` is all
+a caller needs. What pages read (every file, its size and last commit) is the file
+catalogue, kept by the store's listeners (`memoryui.search.catalogue`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import os
 import re
 import weakref
 import zlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -45,13 +46,6 @@ from .gitrepo import MIN_COMMIT_ID, GitRepo
 from .layout import Address, Kind, Layout, get_layout
 from .records import Record
 from .room import ensure_room
-from .tree import (  # noqa: F401 (re-exported)
-    LASTCHANGE_SAVE_EVERY,
-    TREE_TTL,
-    FileInfo,
-    LastChange,
-    TreeModel,
-)
 
 log = logging.getLogger("memoryui.store")
 
@@ -125,8 +119,7 @@ class Store:
     """
 
     def __init__(self, root: str | os.PathLike[str], layout: str | Layout = "duragent",
-                 *, commit_delay: float = 0.0,
-                 watch: bool = False, secrets: str = "block"):
+                 *, commit_delay: float = 0.0, secrets: str = "block"):
         self.root = Path(root).resolve()
         self.layout = get_layout(layout)
         self.git = GitRepo(self.root)
@@ -136,9 +129,9 @@ class Store:
         self.commit_delay = commit_delay
         self.committer = Committer(self.git, commit_delay)
         self._stop = self.committer.stop  # set it to end deferred commits (a dying process)
-        # watch=True: a file-system watcher notices edits made outside memoryui (servers);
-        # without it, `git status` re-checks every TREE_TTL seconds when a page asks.
-        self.tree_model = TreeModel(self.root, self.layout, self.git, watch=watch)
+        # The pages' read model, set by the search index that follows this store: its file
+        # catalogue (search/catalogue.py), one per instance, kept by the listeners below.
+        self.catalogue: object | None = None
         # Called as listener(paths, when) after files change (the search index); `when` is
         # the time the change is committed with, when the store knows it (see `notify`).
         self.listeners: list[Callable[[list[str], float | None], None]] = []
@@ -309,7 +302,6 @@ class Store:
                         return self._not_appended(folder)
                 if tail.endswith(b"\n"):
                     lognote.write(lock, path, os.fstat(fd), crc)
-                self._touch(path)
             except BaseException:
                 for open_fd in (fd, folder):
                     if open_fd is not None:
@@ -391,7 +383,6 @@ class Store:
                 else:  # an append goes in place (its sync after the locks: sync_appended)
                     appended = journaled.write(full, path, data, old_bytes,
                                                lambda: self.git.record(rec))
-                self._touch(path)
                 self.secrets.written(path, old, None if data is None else new, added)
         except BaseException:
             if appended is not None:
@@ -407,7 +398,7 @@ class Store:
 
     def _written(self, result: WriteResult, record_id: str, when: float) -> WriteResult:
         """After a journaled write is durable: its commit (now or by a tick), and the
-        cached tree and the listeners told."""
+        listeners told."""
         result.commit = self._after_write(record_id)
         # (a dead committer's writes are committed by a stand-in here, which lets go of them)
         if result.commit is None and self.committer.hosted:
@@ -437,7 +428,6 @@ class Store:
             r2 = Record(new, blob, actor, tool, message, [tuple(t) for t in trailers])
             self.git.record(r1)
             self.git.record(r2)
-            self._touch(old, new)
             self.secrets.moved(old, new)
         res = WriteResult(new, data, True, created=True)
         res.commit = self._after_write(r2.id)
@@ -461,7 +451,6 @@ class Store:
                 last = Record(p, None, actor, tool, message, [tuple(t) for t in trailers])
                 self.git.record(last)
                 self.secrets.written(p, None, None, [])
-            self._touch(*paths)
         self._after_write(last.id if last else "")
         self.notify(paths, when=last.time if last else None)
         return paths
@@ -501,7 +490,6 @@ class Store:
                 last = Record(dst, blob, actor, tool, message, extra)
                 self.git.record(last)
                 self.secrets.moved(src, dst)
-            self._touch(*(p for pair in moves for p in pair))
         self._after_write(last.id)
         self.notify([p for pair in moves for p in pair], when=last.time)
         return moves
@@ -522,13 +510,12 @@ class Store:
                            version=current)
 
     def notify(self, paths: list[str], when: float | None = None) -> None:
-        """Files changed (by this store, a sync, anything): the cached tree re-stats them and
-        listeners (the search index) hear of them; a listener never fails a write.
+        """Files changed (by this store, a sync, anything): the listeners (the file catalogue
+        and the search index) hear of them; a listener never fails a write.
 
         `when`: the time these changes are committed with, when the caller knows it (its own
         writes); listeners then need not ask git (which means catching up with every commit).
         """
-        self.tree_model.touch(*paths)
         self._tell(paths, when)
 
     def host_commits(self, wait: bool = True) -> bool:
@@ -552,13 +539,6 @@ class Store:
     def hosted(self) -> bool:
         """Another process commits (and indexes) this one's deferred writes."""
         return self.committer.hosted
-    def _touch(self, *paths: str) -> None:
-        """Mark paths this process changed, so the cached tree re-stats just those."""
-        self.tree_model.touch(*paths)
-
-    def invalidate_tree(self) -> None:
-        """Forget the cached tree: the next `tree()` walks the whole workspace again."""
-        self.tree_model.invalidate()
 
     def _after_write(self, record_id: str) -> str | None:
         return self.committer.after_write(record_id)
@@ -577,7 +557,6 @@ class Store:
 
     def close(self) -> None:
         self.committer.close()
-        self.tree_model.close()
 
     # -- history -------------------------------------------------------------
     def head(self) -> str | None:
@@ -726,22 +705,6 @@ class Store:
         """Put files back as HEAD has them; a symbolic link is removed, never followed."""
         return pending.discard_pending(self, paths)
 
-    # -- tree with last-change facts (tree.py) -------------------------------------
-    def last_changes(self, *, complete: bool = False) -> Mapping[str, LastChange]:
-        """path -> the last commit that touched it, kept current incrementally by HEAD.
-
-        A large workspace seen for the first time has its map read in the background and
-        answers with what is known meanwhile; `complete=True` waits for the whole map
-        (a search rebuild orders and dates every file by it)."""
-        last = self.tree_model.last_changes()
-        if complete and self.tree_model.history_pending:
-            self.tree_model.wait_for_history()
-            last = self.tree_model.last_changes()
-        return last
-
-    def tree(self) -> Mapping[str, FileInfo]:
-        """Every file with size and last change, kept current without re-walking."""
-        return self.tree_model.tree()
-
+    # -- scopes ----------------------------------------------------------------------
     def scopes(self) -> list[str]:
         return self.layout.list_scopes(self.root)

@@ -132,3 +132,25 @@ def test_a_store_without_an_index_keeps_a_catalogue_of_its_own(store):
     cat.ensure(background=False)
     store.write(MEM, "# M\n", actor=Actor.agent("ops-bot"), tool="reflect")
     assert cat.entry(MEM).size == 4
+
+
+def test_a_restart_finds_the_catalogue_filled_and_takes_in_what_came_meanwhile(
+        store, tmp_path):
+    idx = SearchIndex(tmp_path / "kept.sqlite3", catch_up_interval=0, background=False)
+    idx.attach(store)
+    idx.catalogue.ensure(background=False)
+    store.write(MEM, "# M\n", actor=BOT, tool="reflect")
+    idx.close()
+    store.listeners.clear()  # the process ends
+    later = "agents/ops-bot/memory/notes/later.md"
+    (store.root / later).parent.mkdir(parents=True)
+    (store.root / later).write_text("committed while no server ran\n")
+    _git(store.root, "add", later)
+    _git(store.root, "commit", "-q", "-m", "by hand")
+    again = SearchIndex(tmp_path / "kept.sqlite3", catch_up_interval=0, background=False)
+    again.attach(store)
+    cat = again.catalogue
+    assert cat.filled  # nothing to fill again after a start
+    assert cat.current() and cat.entry(later).last["subject"] == "by hand"
+    assert cat.entry(MEM).size == 4
+    again.close()

@@ -54,8 +54,8 @@ def commit_of(store: Store, path: str, result_commit: str | None) -> str:
         else:
             log.exception("%s is saved; its commit failed and is retried", path)
         return ""
-    last = store.last_changes().get(path)
-    return last["sha"] if last else ""
+    last = store.log(path, limit=1, with_files=False)
+    return last[0].sha if last else ""
 
 
 def preview_context(store: Store, text: str, *, path: str | None = None,

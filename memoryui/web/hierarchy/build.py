@@ -81,9 +81,8 @@ def indexing(store: Store) -> Hierarchy:
 
     part = listed_shared(store)
     h = Hierarchy(store.layout, built_at=time.time(), indexing=True,
-                  global_memory=part.global_memory,
-                  **{name: list(getattr(part, name)) for name in ("world", "skills",
-                                                                   "directives", "other")})
+                  global_memory=part.global_memory, world=part.world, skills=part.skills,
+                  directives=part.directives, other=part.other)
     h.scopes = {name: ScopeSummary(name, None, None, None, None, None, None, None, None)
                 for name in part.scope_names}
     h.scope_names = list(h.scopes)

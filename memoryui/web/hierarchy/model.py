@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from memoryui.store import Kind, Store
 from memoryui.store.budgets import Budget, count_lines
-from memoryui.store.layout import KIND_LABELS, Layout
+from memoryui.store.layout import KIND_LABELS, Address, Layout
 
 
 @dataclass(frozen=True)
@@ -285,7 +285,7 @@ class Hierarchy:
     layout: Layout
     world: list[Item] = field(default_factory=list)
     global_memory: Item | None = None
-    scopes: dict[str, ScopeNode] = field(default_factory=dict)
+    scopes: dict[str, ScopeSummary] = field(default_factory=dict)  # the overview's rows
     skills: list[Item] = field(default_factory=list)
     directives: list[Item] = field(default_factory=list)  # workspace-wide directives
     other: list[Item] = field(default_factory=list)  # files outside the layout and any scope
@@ -321,7 +321,7 @@ class Hierarchy:
     def scope_term_plural(self) -> str:
         return self.layout.scope_term + "s"
 
-    def scope_list(self) -> list[ScopeNode]:
+    def scope_list(self) -> list[ScopeSummary]:
         return list(self.scopes.values())
 
     @property
@@ -373,7 +373,7 @@ def newer(a: dict | None, b: dict | None) -> bool:
     return a["sha"] > b["sha"]
 
 
-def new_item(store: Store, path: str, addr: object, size: int, mtime: float,
+def new_item(store: Store, path: str, addr: Address | None, size: int, mtime: float,
              last: dict | None) -> Item:
     item = Item(path, addr.kind if addr else None, addr.scope if addr else None,
                 addr.name if addr else None, size, mtime, last)

@@ -183,19 +183,54 @@ class Catalogue:
         store = self._store()
 
         def apply(cur: Cursor) -> None:
+            scopes: set[str] = set()
             for p in paths:
                 e = stat_entry(store.root, p)
                 if e is None:
-                    cur.execute(f"DELETE FROM {self._t} WHERE path = ?", (p,))
+                    self._delete(cur, "path = ?", (p,), scopes)
                     # a folder that went away: what was below it
-                    cur.execute(f"DELETE FROM {self._t} WHERE path >= ? AND path < ?",
-                                (p + "/", p + "0"))
+                    self._delete(cur, "path >= ? AND path < ?", (p + "/", p + "0"), scopes)
                     continue
-                self._put(cur, store, e, None if last is None else last.get(p))
+                scopes.add(self._put(cur, store, e, None if last is None else last.get(p)))
+            self._summarize(cur, scopes)
         if paths:
             self.db.write(apply)
 
-    def _put(self, cur: Cursor, store: Store, e: walk.Entry, last: dict | None) -> None:
+    def _delete(self, cur: Cursor, where: str, params: tuple, scopes: set[str]) -> None:
+        scopes.update(s for (s,) in cur.execute(
+            f"SELECT DISTINCT scope FROM {self._t} WHERE {where}", params).fetchall())
+        cur.execute(f"DELETE FROM {self._t} WHERE {where}", params)
+
+    def _summarize(self, cur: Cursor, scopes: Iterable[str]) -> None:
+        """Count these scopes again (each an indexed range of its own files)."""
+        t, summary = self._t, self.db.scopes
+        for s in scopes:
+            if not s:
+                continue
+            files, size, daily, notes = cur.execute(
+                f"SELECT count(*), coalesce(sum(size), 0), "
+                f"coalesce(sum(CASE WHEN kind = 'daily' THEN 1 ELSE 0 END), 0), "
+                f"coalesce(sum(CASE WHEN kind = 'note' THEN 1 ELSE 0 END), 0) "
+                f"FROM {t} WHERE scope = ?", (s,)).fetchone()
+            if not files:
+                cur.execute(f"DELETE FROM {summary} WHERE scope = ?", (s,))
+                continue
+            row = cur.execute(f"SELECT path FROM {t} WHERE scope = ? AND kind = 'daily' "
+                              "ORDER BY name DESC LIMIT 1", (s,)).fetchone()
+            last = cur.execute(f"SELECT {', '.join(_LAST)} FROM {t} WHERE scope = ? AND "
+                               "sha <> '' ORDER BY time DESC, sha DESC LIMIT 1",
+                               (s,)).fetchone() or ("", "", "", 0, "")
+            cur.execute(f"INSERT INTO {summary} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                        "ON CONFLICT (scope) DO UPDATE SET files = excluded.files, "
+                        "size = excluded.size, daily = excluded.daily, notes = excluded.notes, "
+                        "newest_daily = excluded.newest_daily, sha = excluded.sha, "
+                        "author = excluded.author, actor = excluded.actor, "
+                        "time = excluded.time, subject = excluded.subject",
+                        (s, int(files), int(size), int(daily), int(notes),
+                         row[0] if row else "", *last))
+
+    def _put(self, cur: Cursor, store: Store, e: walk.Entry, last: dict | None) -> str:
+        """Write a file's row; its scope."""
         row = self._row(store, e, last)
         if last is None:  # the file's commit stays what it was
             cur.execute(f"INSERT INTO {self._t}(path, scope, kind, name, size, mtime_ns) "
@@ -208,6 +243,7 @@ class Catalogue:
                         "sha = excluded.sha, author = excluded.author, "
                         "actor = excluded.actor, time = excluded.time, "
                         "subject = excluded.subject", row)
+        return str(row[1])
 
     @staticmethod
     def _row(store: Store, e: walk.Entry, last: dict | None) -> tuple:
@@ -244,12 +280,14 @@ class Catalogue:
         def apply(cur: Cursor) -> None:
             if self._read_in(cur, "head") != was:
                 return  # another process took these commits in meanwhile
+            scopes: set[str] = set()
             for p, info in newest.items():
                 e = stat_entry(store.root, p)
                 if e is None:
-                    cur.execute(f"DELETE FROM {self._t} WHERE path = ?", (p,))
+                    self._delete(cur, "path = ?", (p,), scopes)
                 else:
-                    self._put(cur, store, e, info)
+                    scopes.add(self._put(cur, store, e, info))
+            self._summarize(cur, scopes)
             self._set(cur, "head", head)
         self.db.write(apply)
 
@@ -304,10 +342,12 @@ class Catalogue:
 
             def apply(cur: Cursor) -> None:
                 cur.execute(f"DELETE FROM {self._t}")
+                cur.execute(f"DELETE FROM {self.db.scopes}")
                 rows = [self._row(store, e, last.get(p)) for p, e in entries.items()]
                 for i in range(0, len(rows), BATCH):
                     cur.executemany(f"INSERT INTO {self._t}({_FIELDS}) VALUES "
                                     "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows[i:i + BATCH])
+                self._summarize(cur, {r[1] for r in rows})
                 self._set(cur, "head", head or "")
                 self._set(cur, "filled", "1")
             self.db.write(apply)
@@ -397,39 +437,23 @@ class Catalogue:
 
     def scope_totals(self) -> dict[str, tuple[int, int, int, int]]:
         """scope -> (files, bytes, daily logs, notes)."""
-        return {s: (int(n), int(b or 0), int(d or 0), int(k or 0)) for s, n, b, d, k in
-                self.db.read(
-                    f"SELECT scope, count(*), sum(size), "
-                    f"sum(CASE WHEN kind = 'daily' THEN 1 ELSE 0 END), "
-                    f"sum(CASE WHEN kind = 'note' THEN 1 ELSE 0 END) FROM {self._t} "
-                    "WHERE scope <> '' GROUP BY scope")}
+        return {s: (int(n), int(b), int(d), int(k)) for s, n, b, d, k in self.db.read(
+            f"SELECT scope, files, size, daily, notes FROM {self.db.scopes}")}
 
     def scope_files(self, kinds: tuple[str, ...]) -> list[Entry]:
         """Every scope's files of these kinds (their MEMORY.md, scratchpads)."""
         marks = ", ".join("?" * len(kinds))
-        return self._select(f"scope <> '' AND kind IN ({marks})", kinds)
+        return self._select(f"kind IN ({marks}) AND scope <> ''", kinds)
 
     def newest_daily(self) -> list[Entry]:
         """Each scope's newest daily log."""
-        t = self._t
-        return [Entry.of(r) for r in self.db.read(
-            f"SELECT {', '.join('c.' + f for f in _FIELDS.split(', '))} FROM {t} c JOIN "
-            f"(SELECT scope, max(name) AS n FROM {t} WHERE kind = 'daily' AND scope <> '' "
-            "GROUP BY scope) d ON c.scope = d.scope AND c.kind = 'daily' AND c.name = d.n")]
+        return self._select(f"path IN (SELECT newest_daily FROM {self.db.scopes})")
 
     def scope_lasts(self) -> dict[str, dict]:
         """scope -> the newest last commit of its files (a tie in time: the greater sha)."""
-        t = self._t
-        out: dict[str, dict] = {}
-        for scope, sha, author, actor, when, subject in self.db.read(
-                f"SELECT c.scope, c.sha, c.author, c.actor, c.time, c.subject FROM {t} c "
-                f"JOIN (SELECT scope, max(time) AS m FROM {t} WHERE scope <> '' AND sha <> '' "
-                "GROUP BY scope) n ON c.scope = n.scope AND c.time = n.m WHERE c.sha <> ''"):
-            held = out.get(scope)
-            if held is None or sha > held["sha"]:
-                out[scope] = {"sha": sha, "author": author, "actor": actor, "time": int(when),
-                              "subject": subject}
-        return out
+        return {s: dict(zip(_LAST, (sha, author, actor, int(when), subject), strict=True))
+                for s, sha, author, actor, when, subject in self.db.read(
+                    f"SELECT scope, {', '.join(_LAST)} FROM {self.db.scopes} WHERE sha <> ''")}
 
     def by_change(self) -> list[str]:
         """Every path, oldest change first (its last commit's time, else its stamp; the

@@ -18,9 +18,6 @@ How it stays current:
 - **A workspace seen for the first time** (a fresh clone, an import) is filled once, in the
   background, by one process at a time (`fill`): one walk and one read of the history.
   Pages say so meanwhile (`filled` is false).
-
-Every row is written with the file re-stated inside the write's transaction, and catalogue
-writers take turns, so the last writer always records the file as it is on disk.
 """
 
 from __future__ import annotations
@@ -30,7 +27,6 @@ import os
 import threading
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,6 +37,9 @@ from memoryui.store.files import ProcessLock
 from memoryui.store.threadnames import named
 
 from .catalogue_db import CatalogueDb, Cursor, PostgresCatalogueDb, SqliteCatalogueDb
+from .catalogue_reads import _FIELDS, _LAST, CatalogueReads, Entry
+
+__all__ = ["Catalogue", "Entry", "stat_entry"]
 
 if TYPE_CHECKING:
     from memoryui.store import Store
@@ -50,32 +49,6 @@ log = logging.getLogger("memoryui.search")
 FILL_AT_ONCE_BELOW = 5_000  # files; a smaller workspace is catalogued before a page answers
 SCAN_EVERY = 5.0  # seconds between `git status` scans for outside edits, across processes
 BATCH = 1_000  # rows a fill inserts at once
-_FIELDS = "path, scope, kind, name, size, mtime_ns, sha, author, actor, time, subject"
-_LAST = ("sha", "author", "actor", "time", "subject")
-
-
-@dataclass(slots=True)
-class Entry:
-    """One file as the catalogue has it."""
-
-    path: str
-    scope: str  # its scope ("" for shared files and files outside the layout)
-    kind: str  # its layout kind ("" for a file the layout does not know)
-    name: str  # its name in the layout (a topic, a date), "" when none
-    size: int
-    mtime: float
-    last: dict | None  # its last commit: sha, author, actor, time, subject (None: none yet)
-
-    @classmethod
-    def of(cls, row: tuple) -> Entry:
-        path, scope, kind, name, size, mtime_ns, sha, author, actor, when, subject = row
-        last = {"sha": sha, "author": author, "actor": actor, "time": int(when),
-                "subject": subject} if sha else None
-        return cls(path, scope, kind, name, int(size), mtime_ns / 1e9, last)
-
-
-def _by_path(e: Entry) -> str:
-    return e.path
 
 
 def stat_entry(root: Path, path: str) -> walk.Entry | None:
@@ -92,8 +65,8 @@ def stat_entry(root: Path, path: str) -> walk.Entry | None:
     return walk.Entry(path, st.st_size, st.st_mtime)
 
 
-class Catalogue:
-    """The catalogue of one workspace, in `db`."""
+class Catalogue(CatalogueReads):
+    """The catalogue of one workspace, in `db`: kept here, read by `CatalogueReads`."""
 
     def __init__(self, db: CatalogueDb) -> None:
         self.db = db
@@ -151,10 +124,6 @@ class Catalogue:
             self.db.write(reset)
 
     @property
-    def _t(self) -> str:
-        return self.db.files
-
-    @property
     def _m(self) -> str:
         return self.db.meta
 
@@ -175,11 +144,15 @@ class Catalogue:
     def changed(self, paths: Iterable[str], when: float | None = None) -> None:
         """The store's listener: these files changed; re-state them, then follow HEAD."""
         if not self.filled:
+            if self._store().committer.hosting:
+                self.ensure()  # the committer fills a workspace seen for the first time
             return  # the fill lists them
         self._restat(list(paths))
         self.follow()
 
     def _restat(self, paths: list[str], last: Mapping[str, dict] | None = None) -> None:
+        """Stat inside the write's transaction (writers take turns): the last writer always
+        records the file as it is on disk."""
         store = self._store()
 
         def apply(cur: Cursor) -> None:
@@ -400,61 +373,6 @@ class Catalogue:
         return True
 
     # -- reading --------------------------------------------------------------------------
-    def _select(self, where: str = "", params: tuple = ()) -> list[Entry]:
-        """Rows by path, in Python: Postgres would sort by its collation, SQLite by bytes."""
-        sql = f"SELECT {_FIELDS} FROM {self._t}"
-        if where:
-            sql += f" WHERE {where}"
-        return sorted((Entry.of(r) for r in self.db.read(sql, params)), key=_by_path)
-
-    def entries(self) -> list[Entry]:
-        """Every file, by path."""
-        return self._select()
-
-    def entry(self, path: str) -> Entry | None:
-        found = self._select("path = ?", (path,))
-        return found[0] if found else None
-
-    def scope(self, scope: str) -> list[Entry]:
-        """A scope's files, by path."""
-        return self._select("scope = ?", (scope,))
-
-    def shared(self, *, other: bool = True) -> list[Entry]:
-        """Files outside every scope (world topics, global memory, skills, directives), by
-        path; `other`: with the files the layout does not know."""
-        return self._select("scope = ''" if other else "scope = '' AND kind <> ''")
-
-    def of_kind(self, kind: str, *, first: str = "", last: str = "") -> list[Entry]:
-        """Files of one kind, by path; `first`..`last` bound their names (dates)."""
-        where, params = "kind = ?", [kind]
-        if first:
-            where += " AND name >= ?"
-            params.append(first)
-        if last:
-            where += " AND name <= ?"
-            params.append(last)
-        return self._select(where, tuple(params))
-
-    def scope_totals(self) -> dict[str, tuple[int, int, int, int]]:
-        """scope -> (files, bytes, daily logs, notes)."""
-        return {s: (int(n), int(b), int(d), int(k)) for s, n, b, d, k in self.db.read(
-            f"SELECT scope, files, size, daily, notes FROM {self.db.scopes}")}
-
-    def scope_files(self, kinds: tuple[str, ...]) -> list[Entry]:
-        """Every scope's files of these kinds (their MEMORY.md, scratchpads)."""
-        marks = ", ".join("?" * len(kinds))
-        return self._select(f"kind IN ({marks}) AND scope <> ''", kinds)
-
-    def newest_daily(self) -> list[Entry]:
-        """Each scope's newest daily log."""
-        return self._select(f"path IN (SELECT newest_daily FROM {self.db.scopes})")
-
-    def scope_lasts(self) -> dict[str, dict]:
-        """scope -> the newest last commit of its files (a tie in time: the greater sha)."""
-        return {s: dict(zip(_LAST, (sha, author, actor, int(when), subject), strict=True))
-                for s, sha, author, actor, when, subject in self.db.read(
-                    f"SELECT scope, {', '.join(_LAST)} FROM {self.db.scopes} WHERE sha <> ''")}
-
     def by_change(self) -> list[str]:
         """Every path, oldest change first (its last commit's time, else its stamp; the
         stamp then the path break ties): the order a search index is built in."""
@@ -462,10 +380,6 @@ class Catalogue:
         self.follow()
         rows = self.db.read(f"SELECT path, mtime_ns, time FROM {self._t}")
         return [p for p, m, t in sorted(rows, key=lambda r: (r[2] or r[1] / 1e9, r[1], r[0]))]
-
-    def commit_times(self) -> dict[str, int]:
-        """path -> the time of its last commit, for every file committed."""
-        return dict(self.db.read(f"SELECT path, time FROM {self._t} WHERE sha <> ''"))
 
     def compare(self, indexed: Iterable[tuple[str, int, int]]) -> tuple[list[str], list[str]]:
         """(changed, gone): the paths whose (path, size, stamp) rows in `indexed` differ
@@ -484,6 +398,3 @@ class Catalogue:
                 changed.append((st[1], p))
         changed += [(st[1], p) for p, st in on_disk.items()]  # not indexed at all
         return [p for _, p in sorted(changed)], gone
-
-    def count(self) -> int:
-        return int(self.db.read(f"SELECT count(*) FROM {self._t}")[0][0])

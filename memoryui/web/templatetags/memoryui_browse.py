@@ -50,7 +50,7 @@ def sidebar(context: template.Context, path: str | None = None,
 @register.simple_tag(takes_context=True)
 def sidebar_tree(context: template.Context) -> str:
     """web/_sidebar.html's markup: the hierarchy as `hierarchy.sidebar()` put it in the
-    context, marked for the page's URL name (rendered once per listing and place)."""
+    context, marked for the page's URL name."""
     request = context.get("request")
     match = getattr(request, "resolver_match", None)
     return hierarchy.sidebar_html(context["sidebar"], getattr(match, "url_name", None))

@@ -10,6 +10,8 @@ The package, by job:
 - `documents`: files as documents, read through the store's walker, with git's change times;
 - `updater`: keeping an index current (listener, background drain, catch-up, rebuild);
 - `base`, `sqlite`, `postgres`: searching, and the two storage backends;
+- `catalogue` (kept), `catalogue_reads` (queries), `catalogue_db` (storage): the file
+  catalogue, every file with its place, size and last commit: the pages' read model;
 - `snippets`, `results`: highlights as (text, is_match) spans, hits.
 Plain Python: no Django here; HTML is made in `memoryui.rendering`.
 """

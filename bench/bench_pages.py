@@ -161,6 +161,7 @@ def _run(corpus: Path, report: Callable[..., None]) -> None:
     client = signed_in_client(corpus, "pages", "curator")
     reset_store()
     from memoryui.search.catalogue import Catalogue
+    from memoryui.search.catalogue_db import SqliteCatalogueDb
     from memoryui.store import Actor
     from memoryui.web import hierarchy
     from memoryui.workspace import get_store
@@ -253,7 +254,7 @@ def _run(corpus: Path, report: Callable[..., None]) -> None:
     kept, fills = store.catalogue, []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(COLD_SAMPLES):
-            fresh = Catalogue.sqlite(Path(tmp) / f"fill-{i}.sqlite3")
+            fresh = Catalogue(SqliteCatalogueDb(Path(tmp) / f"fill-{i}.sqlite3"))
             fresh.attach(store)
             fills.append(_ms(fresh.fill))
             store.listeners.remove(fresh.changed)

@@ -3,21 +3,16 @@ its last commit, in the database, shared by every process of an instance.
 
 It is the one read model of the pages (the overview, the sidebar, scope pages, the review
 queue's daily logs and target names): each is a query over it, indexed by scope and kind.
-How it stays current:
+How it stays current (docs/architecture.md, "The read model"):
 
-- **Writes.** The store tells its listeners about every file it changes; the catalogue
-  re-states those paths before the write is acknowledged, so the next request of any
-  process shows it (a write not yet committed keeps its previous commit until it is).
-- **Commits.** The catalogue remembers the commit it follows (`head`); when HEAD moved
-  (the committer's ticks, a sync, a `git pull` or a commit made by hand) the paths of the
-  new commits are re-stated with their last commit: in process for a few commits, else by
-  one `git log` over the range.
-- **Edits outside memoryui.** `scan` re-states what `git status` names (and what it named
-  the last time, which may have gone back to HEAD's version): throttled across processes
-  (`maybe_scan`), in the background, as the search index's catch-up is.
-- **A workspace seen for the first time** (a fresh clone, an import) is filled once, in the
-  background, by one process at a time (`fill`): one walk and one read of the history.
-  Pages say so meanwhile (`filled` is false).
+- **Writes**: the store's listener re-states their paths before a write is acknowledged
+  (a write not yet committed keeps its previous commit until it is).
+- **Commits** (the committer's, a sync's, a `git pull`, by hand): when HEAD moved from the
+  commit it follows (`head`), the paths of the new commits, with their last commit.
+- **Edits outside memoryui**: `scan` re-states what `git status` names, and what it named
+  last time; at most every SCAN_EVERY seconds across processes, in the background.
+- **A workspace seen for the first time**: filled once (`fill`), by one process at a time;
+  pages say so meanwhile (`filled` is false).
 """
 
 from __future__ import annotations
@@ -36,7 +31,7 @@ from memoryui.store import gitindex, history, walk
 from memoryui.store.files import ProcessLock
 from memoryui.store.threadnames import named
 
-from .catalogue_db import CatalogueDb, Cursor, PostgresCatalogueDb, SqliteCatalogueDb
+from .catalogue_db import CatalogueDb, Cursor, SqliteCatalogueDb
 from .catalogue_reads import _FIELDS, _LAST, CatalogueReads, Entry
 
 __all__ = ["Catalogue", "Entry", "stat_entry"]
@@ -71,18 +66,9 @@ class Catalogue(CatalogueReads):
     def __init__(self, db: CatalogueDb) -> None:
         self.db = db
         self.store: Store | None = None
-        self._pending: set[str] = set()  # what the last scan found changed outside memoryui
         self._last_scan = 0.0
         self._filling: threading.Thread | None = None
         self._scanning = threading.Lock()
-
-    @classmethod
-    def sqlite(cls, path: Path) -> Catalogue:
-        return cls(SqliteCatalogueDb(path))
-
-    @classmethod
-    def postgres(cls, dsn: str) -> Catalogue:
-        return cls(PostgresCatalogueDb(dsn))
 
     @classmethod
     def of(cls, store: Store) -> Catalogue:
@@ -90,7 +76,7 @@ class Catalogue(CatalogueReads):
         the workspace's state folder (a store opened without an index: commands, tests)."""
         if isinstance(store.catalogue, Catalogue):
             return store.catalogue
-        found = cls.sqlite(store.git.state_dir / "catalogue.sqlite3")
+        found = cls(SqliteCatalogueDb(store.git.state_dir / "catalogue.sqlite3"))
         found.attach(store)
         return found
 
@@ -159,12 +145,18 @@ class Catalogue(CatalogueReads):
             scopes: set[str] = set()
             for p in paths:
                 e = stat_entry(store.root, p)
-                if e is None:
-                    self._delete(cur, "path = ?", (p,), scopes)
-                    # a folder that went away: what was below it
-                    self._delete(cur, "path >= ? AND path < ?", (p + "/", p + "0"), scopes)
+                if e is not None:
+                    scopes.add(self._put(cur, store, e, None if last is None else last.get(p)))
                     continue
-                scopes.add(self._put(cur, store, e, None if last is None else last.get(p)))
+                self._delete(cur, "path = ?", (p,), scopes)
+                # a folder that came, went or moved: what is below it now
+                seen = p and not any(walk.hidden(part) for part in p.split("/"))
+                found = {f.path: f for f in walk.walk(store.root, p)} if seen else {}
+                for (q,) in cur.execute(f"SELECT path FROM {self._t} WHERE path >= ? AND "
+                                        "path < ?", (p + "/", p + "0")).fetchall():
+                    if q not in found:
+                        self._delete(cur, "path = ?", (q,), scopes)
+                scopes.update(self._put(cur, store, f, None) for f in found.values())
             self._summarize(cur, scopes)
         if paths:
             self.db.write(apply)
@@ -329,17 +321,20 @@ class Catalogue(CatalogueReads):
 
     def scan(self) -> list[str]:
         """Re-state what `git status` names (files changed outside memoryui) and what it
-        named last time (an edit since undone); the paths looked at."""
+        named last time, in any process (an edit since undone); the paths looked at."""
         store = self._store()
         with self._scanning:
             if not self.ensure(background=False):
                 return []
             self.follow()
             now = {c.path for c in history.status(store.root)}
-            paths = sorted(now | self._pending)
-            self._pending = now
+            paths = sorted(now | set(filter(None, (self._meta("pending") or "").split("\n"))))
             self._restat(paths)
-            self.db.write(lambda cur: self._set(cur, "checked_at", str(time.time())))
+
+            def done(cur: Cursor) -> None:
+                self._set(cur, "pending", "\n".join(sorted(now)))
+                self._set(cur, "checked_at", str(time.time()))
+            self.db.write(done)
             return paths
 
     def maybe_scan(self) -> None:

@@ -16,6 +16,7 @@ from memoryui.store import Kind
 
 from .base import SCHEMA_VERSION, SNIPPET_TOKENS, TIE_BUCKETS_PER_DECADE, IndexBase, Row
 from .catalogue import Catalogue
+from .catalogue_db import PostgresCatalogueDb
 from .documents import Doc
 from .filters import Filters
 from .query import Node, QueryError, SearchUnavailable, Term
@@ -82,7 +83,7 @@ class PostgresSearchIndex(IndexBase):
         self._psycopg = psycopg
         self.dsn = dsn
         self._local = threading.local()
-        self.catalogue = Catalogue.postgres(dsn)
+        self.catalogue = Catalogue(PostgresCatalogueDb(dsn))
         with self._conn().transaction():
             cur = self._conn().cursor()
             cur.execute("SELECT pg_advisory_xact_lock(8246155)")  # one creator at a time

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from memoryui.search import SearchIndex
+from memoryui.search.catalogue import Catalogue
 from memoryui.store import Actor, Kind, Store
 
 from .helpers import ALICE, BOT, daily, note
@@ -154,3 +155,32 @@ def test_a_restart_finds_the_catalogue_filled_and_takes_in_what_came_meanwhile(
     assert cat.current() and cat.entry(later).last["subject"] == "by hand"
     assert cat.entry(MEM).size == 4
     again.close()
+
+
+def test_a_folder_moved_whole_is_listed_again_below_its_new_and_old_names(store, index):
+    cat = index.catalogue
+    cat.ensure(background=False)
+    a = note(store, "ops-bot", "a", "a\n")
+    b = note(store, "ops-bot", "b", "b\n")
+    moved = store.root / "agents/billing-agent/memory/notes"
+    moved.parent.mkdir(parents=True)
+    os.rename(store.root / "agents/ops-bot/memory/notes", moved)
+    store.notify(["agents/ops-bot/memory/notes", "agents/billing-agent/memory/notes"])
+    assert cat.entry(a) is None and cat.entry(b) is None
+    assert [e.path for e in cat.scope("billing-agent")] == [
+        "agents/billing-agent/memory/notes/a.md", "agents/billing-agent/memory/notes/b.md"]
+    assert cat.scope_totals()["billing-agent"][0] == 2 and "ops-bot" not in cat.scope_totals()
+
+
+def test_an_outside_edit_undone_is_found_by_any_process(store, index, tmp_path):
+    cat = index.catalogue
+    cat.ensure(background=False)
+    p = note(store, "ops-bot", "n", "as committed\n")
+    (store.root / p).write_text("edited outside, longer\n")
+    cat.scan()
+    assert cat.entry(p).size == len("edited outside, longer\n")
+    _git(store.root, "checkout", "--", p)
+    other = Catalogue(index.catalogue.db)  # another worker on the same database
+    other.store = store
+    other.scan()
+    assert cat.entry(p).size == len("as committed\n")

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 from memoryui.search.catalogue import Catalogue
+from memoryui.search.catalogue_db import SqliteCatalogueDb
 from memoryui.store import Actor, Store
 from memoryui.web.hierarchy import build, scope_node, shared
 from memoryui.web.hierarchy.model import Hierarchy
@@ -37,7 +38,7 @@ def summary(h: Hierarchy) -> dict:
 def afresh(store: Store, tmp_path: Path) -> dict:
     """The overview from a catalogue filled from scratch."""
     kept = store.catalogue  # type: ignore[attr-defined]
-    fresh = Catalogue.sqlite(tmp_path / f"fresh-{len(os.listdir(tmp_path))}.sqlite3")
+    fresh = Catalogue(SqliteCatalogueDb(tmp_path / f"fresh-{len(os.listdir(tmp_path))}.sqlite3"))
     fresh.attach(store)
     fresh.ensure(background=False)
     try:

@@ -29,7 +29,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -144,11 +143,8 @@ HOST = ("import sys; from memoryui.store import Store; s = Store(sys.argv[1], co
 
 
 def run(corpus: Path, report: Callable[..., None]) -> None:
-    """Pages as a server worker answers them: its process tuned as `asgi.py` tunes one,
-    and its agents' writes committed by another process, the committer."""
-    from memoryui.store import memory
-
-    memory.tune()
+    """Pages as a server worker answers them, its agents' writes committed by another
+    process, the committer."""
     host = subprocess.Popen([sys.executable, "-c", HOST, str(corpus)], stdin=subprocess.PIPE,
                             cwd=Path(__file__).resolve().parents[1])
     try:
@@ -164,26 +160,23 @@ def _run(corpus: Path, report: Callable[..., None]) -> None:
 
     client = signed_in_client(corpus, "pages", "curator")
     reset_store()
+    from memoryui.search.catalogue import Catalogue
+    from memoryui.search.catalogue_db import SqliteCatalogueDb
     from memoryui.store import Actor
     from memoryui.web import hierarchy
     from memoryui.workspace import get_store
 
     store = get_store()
-    import importlib
-
-    build_mod = importlib.import_module("memoryui.web.hierarchy.build")  # not the function
     started = time.perf_counter()
     first_reply = client.get("/")
     first_build = (time.perf_counter() - started) * 1000
     first_notice = _notice(first_reply.content)
-    build_mod.wait_for_build(store)  # (a large workspace: counted behind the first look)
+    Catalogue.of(store).wait_for_fill()  # (a large workspace: catalogued behind the first look)
     first_counted = (time.perf_counter() - started) * 1000
-    store.tree_model.wait_for_history()  # the rest is measured on a settled process
-    _settle(store)
     h = hierarchy.build(store)
-    node = max(h.scope_list(), key=lambda n: n.files)
-    memory = node.memory.path if node.memory else next(iter(h.by_path))
-    daily = node.daily[0].path if node.daily else memory
+    node = max(h.scope_list(), key=lambda n: n.files or 0)
+    memory = node.memory.path if node.memory else h.world[0].path
+    daily = node.newest_daily.path if node.newest_daily else memory
     values = {"scope": quote(node.name), "file": quote(memory), "daily": quote(daily),
               "sha": store.head() or ""}
     floor = _floor(corpus, memory)
@@ -193,8 +186,8 @@ def _run(corpus: Path, report: Callable[..., None]) -> None:
     report("overview, first request on a repository seen for the first time", [first_build],
            note=f"page said: {first_notice or 'nothing'}")
     report("overview, counted after that first request", [first_counted],
-           note="index listing + grouping (behind the first look on a large workspace); "
-                "last changes read in the background")
+           note="the file catalogue's first fill: one walk and one read of the history "
+                "(behind the first look on a large workspace)")
     warm: dict[str, list[float]] = {}
     plain = {k: unquote(v) for k, v in values.items()}
     for name, template, floor_cmd in PAGES:
@@ -247,73 +240,38 @@ def _run(corpus: Path, report: Callable[..., None]) -> None:
             note = f"lists its own folder; p95 {p95 / warm_p95:.1f}x warm p95"
         report(name + " (right after a write)", after, floor=f"{name} warm",
                floor_ms=warm[name], note=note)
-        for t in threading.enumerate():  # let a background rebuild finish before going on
-            if t.name == "memoryui-hierarchy":
-                t.join()
-    # A restart: a new process finds the saved last-change map, the saved overview and
-    # git's index; it answers from the saved overview and builds the current one meanwhile.
-    from memoryui.web.hierarchy import snapshot
-
-    store.tree_model._save(force=True)
-    snapshot.wait_for_save(store)
-    restarts, current, notices = [], [], set()
+    # A restart: a new process finds the catalogue in the database, nothing to rebuild.
+    restarts, notices = [], set()
     for _ in range(3):
-        _restart()
+        reset_store()
         t = time.perf_counter()
         reply = client.get("/")
         restarts.append((time.perf_counter() - t) * 1000)
-        notice = _notice(reply.content)
-        notices.add("the saved overview" if "saved it at" in notice else notice or "nothing")
-        build_mod.wait_for_build(get_store())
-        current.append((time.perf_counter() - t) * 1000)
-        _settle(get_store())
+        notices.add(_notice(reply.content) or "nothing")
     report("overview, first request after a restart", restarts,
            note=f"goal under 2 s on huge; page said: {', '.join(sorted(notices))}")
-    report("overview, current again after a restart (background build)", current,
-           note="from the first request until the exact overview replaces the saved one")
     store = get_store()
-    full = []
-    for _ in range(3):
-        store.invalidate_tree()
-        full.append(_ms(lambda: hierarchy._rebuild(store)))
-        _settle(store)
-    report("full hierarchy build (a start, or a reset of the change log)", full,
-           note="index listing + grouping of every file; after that only changes are patched")
-    listing_ms = []
-    for _ in range(COLD_SAMPLES):
-        store.invalidate_tree()
-        listing_ms.append(_ms(store.tree))
-        _settle(store)
-    report("  of which store.tree() listing from git's index", listing_ms,
-           note=f"median {statistics.median(listing_ms):.0f} ms; no walk")
+    kept, fills = store.catalogue, []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(COLD_SAMPLES):
+            fresh = Catalogue(SqliteCatalogueDb(Path(tmp) / f"fill-{i}.sqlite3"))
+            fresh.attach(store)
+            fills.append(_ms(fresh.fill))
+            store.listeners.remove(fresh.changed)
+            fresh.close()
+        store.catalogue = kept
+    report("catalogue fill (a repository seen for the first time)", fills,
+           note=f"median {statistics.median(fills):.0f} ms: one walk, one read of the history")
     from memoryui.store import history
 
     status = [_ms(lambda: history.status(store.root)) for _ in range(3)]
-    report("git status check (background: at a start, or every 60 s without a watcher)",
-           status, note="finds edits made while memoryui was stopped")
+    report("git status scan (outside edits; at most every 5 s, in the background)",
+           status, note="finds edits made without memoryui")
 
 
 def _notice(html: bytes) -> str:
     m = re.search(rb'class="[^"]*hierarchy-notice[^"]*"[^>]*>([^<]*)<', html)
     return m.group(1).decode().strip() if m else ""
-
-
-def _settle(store: object) -> None:
-    """Wait for the background status check a listing starts (never measured beside it)."""
-    deadline = time.monotonic() + 600
-    while store.tree_model.checking and time.monotonic() < deadline:
-        time.sleep(0.01)
-
-
-def _restart() -> None:
-    """What a new worker process starts with: no Store, no hierarchy, no caches in memory."""
-    import importlib
-
-    from memoryui.workspace import reset_store
-
-    reset_store()
-    build_mod = importlib.import_module("memoryui.web.hierarchy.build")
-    build_mod._built.clear()
 
 
 if __name__ == "__main__":

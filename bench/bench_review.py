@@ -70,11 +70,9 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
     floor_parse = [_ms(parse_floor) for _ in range(SAMPLES)]
     report("floor: read + parse the week's daily logs", floor_parse, note=note)
 
-    def drop_caches(tree: bool) -> None:
+    def drop_caches() -> None:
         review.clear_caches()
         similar.clear_caches()
-        if tree:
-            store.invalidate_tree()
 
     pages = [
         ("review queue, 7 days", "/review/?" + urlencode(week), {}),
@@ -113,17 +111,14 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
     report("review queue, 7 days, grouping off", off, note="MEMORYUI_SIMILAR=0")
     report("review queue, 7 days, grouping on", on, floor="grouping off", floor_ms=off,
            note=f"{grouped} near-duplicate entries folded into group cards; goal < 2x off")
-    for tree, name, why in (
-            (False, "review queue, 7 days, cold parse/render caches", "every log re-parsed, "
-             "every shown entry re-rendered (a restart; an agent's append re-parses one log)"),
-            (True, "review queue, 7 days, cold caches + store tree", "also the store's tree "
-             "walk that the sidebar's hierarchy pays after any write (~20k files)")):
-        cold = []
-        for _ in range(10):
-            drop_caches(tree)
-            cold.append(_ms(lambda: client.get(url)))
-        report(name, cold, floor="read + parse the week's logs", floor_ms=floor_parse,
-               note=why)
+    cold = []
+    for _ in range(10):
+        drop_caches()
+        cold.append(_ms(lambda: client.get(url)))
+    report("review queue, 7 days, cold parse/render caches", cold,
+           floor="read + parse the week's logs", floor_ms=floor_parse,
+           note="every log re-parsed, every shown entry re-rendered (a restart; an agent's "
+                "append re-parses one log)")
 
     # Pick one entry per scope from the newest day for the fragment, editor and promotions.
     picks = []

@@ -24,10 +24,8 @@ from django.urls import get_resolver  # noqa: E402
 
 from memoryui.api.mcp import MCPEndpoint  # noqa: E402
 from memoryui.pooled import PooledHandler  # noqa: E402
-from memoryui.store import memory  # noqa: E402
 from memoryui.workspace import start_sync_thread  # noqa: E402
 
-memory.tune()
 django_app = PooledHandler(settings.MEMORYUI_THREADS)
 
 MCP_PATHS = ("/mcp", "/mcp/")

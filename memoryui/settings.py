@@ -139,9 +139,6 @@ MEMORYUI_LAYOUT = _layout()
 # before each write returns). The one default for `serve`, the tests' servers and any ASGI
 # server; UI edits always commit at once.
 MEMORYUI_COMMIT_DELAY = float(_env_number("MEMORYUI_COMMIT_DELAY", "0.2", float))
-# Notice files changed outside memoryui with the file system's notifications (inotify via
-# watchfiles). 0: re-check with `git status` at most every 60 s, when a page asks.
-MEMORYUI_WATCH = _env_bool("MEMORYUI_WATCH", True)
 MEMORYUI_SEARCH_DB = _env_path("MEMORYUI_SEARCH_DB", VAR_DIR / "search.sqlite3")
 # auto: Postgres full-text when DATABASE_URL is Postgres and no sync remote is set; with a remote
 # (several instances, each its own clone) every instance keeps its own SQLite index, which catches

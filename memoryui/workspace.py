@@ -43,11 +43,8 @@ def get_store() -> Store:
             if _store is None or _store.root != _workspace() or \
                     _store.layout.key != settings.MEMORYUI_LAYOUT:
                 _bootstrap_sync()
-                if _store is not None:
-                    _store.tree_model.close()  # its watcher: one per served workspace
                 _store = Store(settings.MEMORYUI_WORKSPACE, settings.MEMORYUI_LAYOUT,
                                commit_delay=settings.MEMORYUI_COMMIT_DELAY,
-                               watch=settings.MEMORYUI_WATCH,
                                secrets=settings.MEMORYUI_SECRETS)
                 _attach_index(_store)
     return _store

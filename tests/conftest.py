@@ -49,13 +49,6 @@ def _commit_at_once(settings) -> None:
     settings.MEMORYUI_COMMIT_DELAY = 0
 
 
-@pytest.fixture(autouse=True)
-def _no_file_watcher(settings) -> None:
-    """In-process stores ask `git status` instead of running an inotify watcher per test
-    workspace (tests/store/test_tree.py tests the watcher; real servers run theirs)."""
-    settings.MEMORYUI_WATCH = False
-
-
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
     """Real Chromium (Debian's package) through Playwright, one for the whole run: the

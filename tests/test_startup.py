@@ -24,7 +24,6 @@ TYPOS = [
     ("MEMORYUI_SYNC_PUSH", "sometimes", "must be auto or manual"),
     ("MEMORYUI_SYNC_INTERVAL", "soon", "must be a number"),
     ("MEMORYUI_SIMILAR", "101", "must be at most 100"),
-    ("MEMORYUI_WATCH", "perhaps", "must be one of 1, true"),
     ("DEBUG", "maybe", "must be one of 1, true"),
     ("SECURE_COOKIES", "si", "must be one of 1, true"),
     ("LOG_LEVEL", "loud", "must be DEBUG, INFO"),

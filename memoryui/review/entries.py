@@ -17,7 +17,6 @@ from urllib.parse import quote
 
 from memoryui.rendering import render_markdown
 from memoryui.store import Entry, InvalidName, Kind, Store, names, parse_daily, walk
-from memoryui.store.kept import put
 
 from .decisions import Decision, PromotionRecord
 from .errors import ReviewError
@@ -104,7 +103,10 @@ def entries_of(store: Store, path: str, stamp: Stamp | None = None) -> list[Entr
         return []
     entries = parse_daily(data.decode("utf-8", "replace"))
     with _parsed_lock:
-        put(_parsed, key, (stamp, entries), _PARSED_MAX)
+        _parsed[key] = (stamp, entries)
+        _parsed.move_to_end(key)
+        while len(_parsed) > _PARSED_MAX:
+            _parsed.popitem(last=False)
     return entries
 
 

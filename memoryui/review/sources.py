@@ -1,8 +1,10 @@
 """Where the queue's entries come from: the daily logs of every scope in a date range.
 
-Folders come from the layout (`Layout.folder`) and files from the store's walker, so the
-walker's rules hold here too: a symbolic link (a log, or a folder on the way to it) is never
-followed, and hidden names are skipped. Plain Python: no Django.
+They are one query over the file catalogue (`memoryui.search.catalogue`: kind and name
+indexed), whose files are the walker's: a symbolic link (a log, or a folder on the way to
+it) is never listed, and hidden names are skipped. While a large workspace is catalogued
+for the first time, folders come from the layout (`Layout.folder`) and files from the
+store's walker, with the same rules. Plain Python: no Django.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import os
 import posixpath
 from typing import NamedTuple
 
+from memoryui.search.catalogue import Catalogue
 from memoryui.store import Kind, Store, walk
 
 from .entries import Stamp
@@ -27,25 +30,31 @@ class DailyFile(NamedTuple):
 
 
 def daily_files(store: Store, since: dt.date, until: dt.date) -> list[DailyFile]:
-    """Every daily log dated since..until, found per scope folder.
-
-    A short range looks up just the candidate names: in the tree model once it holds the
-    listing, else with an lstat each (50 scopes x 7 days = 350 calls; never a listing of
-    the whole tree for this); a long one walks each scope's daily folder once and keeps
-    what the layout calls a daily log.
-    """
+    """Every daily log dated since..until, by scope and date: asked of the catalogue, or
+    while it is first filled, found per scope folder (`_listed`)."""
     if not store.layout.supports(Kind.DAILY):
         return []
+    lo, hi = since.isoformat(), until.isoformat()
+    cat = Catalogue.ready(store)
+    if cat is None:
+        return _listed(store, since, until)
+    return sorted((DailyFile(e.path, e.scope, e.name, (e.mtime, e.size))
+                   for e in cat.of_kind(Kind.DAILY.value, first=lo, last=hi) if e.scope),
+                  key=lambda f: (f.scope, f.date))
+
+
+def _listed(store: Store, since: dt.date, until: dt.date) -> list[DailyFile]:
+    """The daily logs found per scope folder. A short range looks up just the candidate
+    names, with an lstat each (50 scopes x 7 days = 350 calls; never a listing of the
+    whole tree for this); a long one walks each scope's daily folder once and keeps what
+    the layout calls a daily log."""
     days = (until - since).days + 1
     lo, hi = since.isoformat(), until.isoformat()
     root = store.root
     out: list[DailyFile] = []
-    # Once the tree model holds the listing (the overview made it), a candidate is one dict
-    # lookup rather than an lstat and a link check per folder (500 scopes: 0.3 s a request).
-    tree = store.tree() if store.tree_model.listed and days <= ENUMERATE_DAYS else None
     for scope in store.scopes():
         folder = store.layout.folder(Kind.DAILY, scope)
-        if not folder or (tree is None and walk.link_in_path(root, folder) is not None):
+        if not folder or walk.link_in_path(root, folder) is not None:
             continue
         if days > ENUMERATE_DAYS:
             for e in walk.walk(root, folder, depth=2):
@@ -57,11 +66,6 @@ def daily_files(store: Store, since: dt.date, until: dt.date) -> list[DailyFile]
         for i in range(days):
             date = (since + dt.timedelta(days=i)).isoformat()
             path = _daily_path(store, scope, date)
-            if tree is not None:  # the tree model's files: regular, reached without links
-                info = tree.get(path)
-                if info is not None:
-                    out.append(DailyFile(path, scope, date, (info.mtime, info.size)))
-                continue
             if posixpath.dirname(path) != folder and walk.link_in_path(root, path):
                 continue
             try:

@@ -11,6 +11,8 @@ The package, by job:
 - `indexer`, `updater`: keeping an index current (indexing, catch-up scan, rebuild; the
   listener, background drain and when each runs);
 - `base`, `sqlite`, `postgres`: searching, and the two storage backends;
+- `catalogue` (kept), `catalogue_reads` (queries), `catalogue_db` (storage): the file
+  catalogue, every file with its place, size and last commit: the pages' read model;
 - `snippets`, `results`: highlights as (text, is_match) spans, hits.
 Plain Python: no Django here; HTML is made in `memoryui.rendering`.
 """

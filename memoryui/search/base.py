@@ -17,6 +17,7 @@ import datetime as dt
 import time
 from collections.abc import Sequence
 
+from .catalogue import Catalogue
 from .filters import Filters, check_filters
 from .query import Node, parse_tree
 from .results import Hit, SearchResults
@@ -35,6 +36,7 @@ class IndexBase(Updater):
     """A search index over one workspace; backends implement `_query` and storage."""
 
     backend = ""
+    catalogue: Catalogue  # the pages' file catalogue, in the same database
 
     @property
     def location(self) -> str:
@@ -55,6 +57,7 @@ class IndexBase(Updater):
         if conn is not None:
             conn.close()
             local.conn = None
+        self.catalogue.close()
 
     def paths_matching(self, query: str, *, scope: str | Sequence[str] | None = None,
                        kind: str | Sequence[str] | None = None,

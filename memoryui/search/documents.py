@@ -25,6 +25,7 @@ from memoryui.store.gitcli import run_git
 from memoryui.store.names import validate_relpath
 from memoryui.store.walk import read_stat_nofollow
 
+from .catalogue import Catalogue
 from .snippets import MARK_END, MARK_START
 
 if TYPE_CHECKING:
@@ -104,7 +105,8 @@ class DocReader:
         self.bulk = bulk
         self._tree: object = _UNSET
         self._blobs: dict[str, str] | None = None
-        self._last: Mapping[str, dict] | None = None
+        self._catalogue: object = _UNSET
+        self._times: Mapping[str, int] | None = None  # bulk: every file's commit time
 
     def read(self, path: str, seen: float | None = None, exact: bool = False) -> Doc | None:
         """The document for `path`, or None when it is gone or may not be read. `seen`: when
@@ -129,13 +131,26 @@ class DocReader:
             blob = self._head_blob(path)
             if blob is None or blob != git_blob_id(data, len(blob)):
                 return None
-            if self._last is None:
-                self._last = self.store.last_changes()
-            info = self._last.get(path)
+            when = self._last_commit_time(path)
         except Exception:  # noqa: BLE001 - git trouble must not stop indexing: use the seen time
             log.debug("no commit time for %s", path, exc_info=True)
             return None
-        return float(info["time"]) if info and info.get("time") else None
+        return float(when) if when else None
+
+    def _last_commit_time(self, path: str) -> int | None:
+        """The time of the path's last commit, as the file catalogue has it (none while a
+        large workspace is first catalogued)."""
+        if self._catalogue is _UNSET:
+            self._catalogue = Catalogue.ready(self.store)
+        cat = self._catalogue
+        if not isinstance(cat, Catalogue):
+            return None
+        if self.bulk:
+            if self._times is None:
+                self._times = cat.commit_times()
+            return self._times.get(path)
+        e = cat.entry(path)
+        return e.last["time"] if e is not None and e.last else None
 
     def _head_blob(self, path: str) -> str | None:
         if self.bulk:

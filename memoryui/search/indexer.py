@@ -4,6 +4,7 @@ backends (`sqlite.py`, `postgres.py`) provide the storage primitives; `updater.U
 the write queue and when each pass runs.
 
 - `catch_up()` notices files changed outside memoryui by comparing each file's size and stamp
+  in the file catalogue (`catalogue.py`, which scans for them first)
   (walked by the store's one walker) with what was indexed. On an empty index it builds the
   whole index, oldest change first.
 - `rebuild()` recreates the index in one transaction: readers see the old one until it commits.
@@ -15,17 +16,17 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from memoryui.store import memory
 from memoryui.store.threadnames import named
 
-from .documents import Doc, DocReader, read_docs, stamp
+from .documents import Doc, DocReader, read_docs
 
 if TYPE_CHECKING:
     from memoryui.store import Store
-    from memoryui.store.tree import FileInfo, TreeModel
+
+    from .catalogue import Catalogue
 
 log = logging.getLogger("memoryui.search")
 
@@ -41,12 +42,12 @@ class ProgressFn(Protocol):
 class Indexer:
     """Reading files into the index; subclasses provide the storage primitives."""
 
+    catalogue: Catalogue  # the file catalogue in the same database (the backends make it)
+
     def __init__(self) -> None:
         self.store: Store | None = None
         self._catching_up = threading.Lock()
         self._last_check = 0.0
-        # (tree model, its version) when the index was last found to match the tree whole
-        self._matched: tuple[object, int] | None = None
 
     # -- storage primitives (backends) ------------------------------------------------------
     def _write(self, docs: Iterable[Doc], removed: Iterable[str], meta: dict[str, str],
@@ -126,16 +127,8 @@ class Indexer:
 
     def _build(self, store: Store, progress: ProgressFn | None, *, clear: bool,
                meta: dict[str, str]) -> list[str]:
-        """Write every walked file, oldest change first: row order is recency order."""
-        files = {p: info.mtime for p, info in store.tree().items()}
-        last = store.last_changes(complete=True)  # a first start reads it in the background
-
-        def when(p: str) -> float:
-            info = last.get(p)
-            return float(info["time"]) if info and info.get("time") else files[p]
-
-        # Commit times have one-second resolution: the file's stamp orders ties.
-        paths = sorted(files, key=lambda p: (when(p), files[p], p))
+        """Write every file, oldest change first: row order is recency order."""
+        paths = self.catalogue.by_change()
         total = len(paths)
         reader = DocReader(store, bulk=True)
 
@@ -150,83 +143,29 @@ class Indexer:
         if progress is not None and total == 0:
             progress(0, 0)
         self._write(read_ahead(docs()), [], meta, clear=clear)
-        memory.release()
         return paths
 
     def catch_up(self, store: Store | None = None) -> list[str]:
-        """Index what changed on disk without memoryui (agents writing natively, editors).
-
-        The tree model numbers every change it takes in (this process's writes, commits,
-        the file watcher, `git status`), so once the index was found to match the whole
-        tree, the next catch-up compares only the paths changed since: comparing all of a
-        200k-file tree took 0.4-0.5 s of CPU and 40-60 MB, every 5 s while people searched.
-        """
+        """Index what changed on disk without memoryui (agents writing natively, editors):
+        what the file catalogue holds (it scans for such changes first) against what the
+        index holds, streamed."""
         store = self._store(store)
         with self._catching_up:
             self._last_check = time.monotonic()
             if not self.count():  # the first use: build it all, in order of change, streamed
-                # as a rebuild is (held whole, 200k files took a worker to 740 MB)
-                self._matched = None
+                # as a rebuild is (held whole, 200k files take a worker to 740 MB)
                 built = self._build(store, None, clear=True,
                                     meta={"built_at": str(time.time()),
                                           "checked_at": str(time.time())})
                 self._after_rebuild()
                 return sorted(built)
-            model = store.tree_model
-            if not model.watching:
-                model.check_now()  # no watcher: ask git status what changed
-            tree = store.tree()  # (takes in what changed, numbered by the model)
-            version = model.version
-            found = self._changed_since(model, tree) if self._matched is not None \
-                and self._matched[0] is model else None
-            if found is None:
-                found = self._compare_all(tree)
-            changed, gone = found
+            changed, gone = self.catalogue.compare(self.indexed_rows())
             docs, refused = read_docs(store, dict.fromkeys(changed))
             self._write(docs, gone + refused, {"checked_at": str(time.time())})
-            self._matched = (model, version)
             if changed or gone:
                 log.info("search index caught up with %d outside changes",
                          len(changed) + len(gone))
             return sorted(changed + gone)
-
-    def _changed_since(self, model: TreeModel, tree: Mapping[str, FileInfo]
-                       ) -> tuple[list[str], list[str]] | None:
-        """(changed, gone) among the paths the model took in since the index last matched
-        the tree; None when it cannot say (too long ago, or a folder changed whole)."""
-        paths = model.changed_since(self._matched[1])  # type: ignore[index]
-        if paths is None:
-            return None
-        indexed = self._stamps(sorted(paths)) if paths else {}
-        changed, gone = [], []
-        for p in paths:
-            info = tree.get(p)
-            if info is not None:
-                if indexed.get(p) != (info.size, stamp(info.mtime)):
-                    changed.append((info.mtime, p))
-            elif p in indexed:
-                gone.append(p)
-            else:  # a folder, or a name neither listed nor indexed: what is under it?
-                return None
-        return [p for _, p in sorted(changed)], sorted(gone)
-
-    def _compare_all(self, tree: Mapping[str, FileInfo]) -> tuple[list[str], list[str]]:
-        """(changed, gone) over the whole tree, the index's rows read as a stream against
-        one listing (two of 200k paths held at once made a worker 60 MB larger)."""
-        on_disk = {p: (info.size, stamp(info.mtime)) for p, info in tree.items()}
-        changed: list[tuple[int, str]] = []
-        gone: list[str] = []
-        for p, size, mtime in self.indexed_rows():
-            st = on_disk.pop(p, None)
-            if st is None:
-                gone.append(p)
-            elif st != (size, mtime):
-                changed.append((st[1], p))
-        changed += [(st[1], p) for p, st in on_disk.items()]  # not indexed at all
-        del on_disk
-        if len(tree) > 10_000:
-            memory.trim()  # the listing's pages go back to the system
-        return [p for _, p in sorted(changed)], gone
 
 
 def read_ahead(items: Iterable[T], batch: int = READ_BATCH, depth: int = READ_AHEAD

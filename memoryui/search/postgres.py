@@ -15,6 +15,8 @@ from urllib.parse import urlsplit
 from memoryui.store import Kind
 
 from .base import SCHEMA_VERSION, SNIPPET_TOKENS, TIE_BUCKETS_PER_DECADE, IndexBase, Row
+from .catalogue import Catalogue
+from .catalogue_db import PostgresCatalogueDb
 from .documents import Doc
 from .filters import Filters
 from .query import Node, QueryError, SearchUnavailable, Term
@@ -81,6 +83,7 @@ class PostgresSearchIndex(IndexBase):
         self._psycopg = psycopg
         self.dsn = dsn
         self._local = threading.local()
+        self.catalogue = Catalogue(PostgresCatalogueDb(dsn))
         with self._conn().transaction():
             cur = self._conn().cursor()
             cur.execute("SELECT pg_advisory_xact_lock(8246155)")  # one creator at a time

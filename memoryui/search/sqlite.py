@@ -17,6 +17,8 @@ from pathlib import Path
 from memoryui.store import StoreError
 
 from .base import SCHEMA_VERSION, SNIPPET_TOKENS, TIE_BUCKETS_PER_DECADE, WEIGHTS, IndexBase, Row
+from .catalogue import Catalogue
+from .catalogue_db import SqliteCatalogueDb
 from .documents import Doc
 from .filters import DATE_MAX, DATE_MIN, Filters, date_terms
 from .query import Node, QueryError, SearchUnavailable, Term, parse_tree
@@ -134,6 +136,9 @@ class SearchIndex(IndexBase):
         super().__init__(catch_up_interval=catch_up_interval, background=background)
         self._local = threading.local()
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        # its own file: a write's catalogue row never waits behind an index transaction
+        self.catalogue = Catalogue(SqliteCatalogueDb(self.path.with_name(
+            f"{self.path.stem}-catalogue{self.path.suffix}")))
 
         def create(conn: sqlite3.Connection) -> None:
             version = None

@@ -70,6 +70,7 @@ class Updater(Indexer):
     def attach(self, store: Store) -> None:
         """Follow a store: its writes update the index; a different workspace starts afresh."""
         self.store = store
+        self.catalogue.attach(store)
         if self.enqueue not in store.listeners:
             store.listeners.append(self.enqueue)
         identity = self._identity(store)

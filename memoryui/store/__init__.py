@@ -15,11 +15,11 @@ from .errors import (
     TooLarge,
 )
 from .layout import LAYOUTS, Address, Kind, Layout, get_layout
-from .workspace import ABSENT, DELETE, FileInfo, Store, WriteResult, version_of
+from .workspace import ABSENT, DELETE, Store, WriteResult, version_of
 
 __all__ = [
     "ABSENT", "DELETE", "LAYOUTS", "Actor", "Address", "Ambiguous", "Budget", "CommitRaceError",
-    "Conflict", "Cut", "DiskFull", "Entry", "FileInfo", "InvalidName", "InvalidText", "Kind",
+    "Conflict", "Cut", "DiskFull", "Entry", "InvalidName", "InvalidText", "Kind",
     "Layout", "NotFound", "Store", "StoreError", "TooLarge", "WriteResult", "count_lines", "cut",
     "get_layout", "parse_daily", "version_of",
 ]

@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import os
 import zlib
-from collections.abc import Callable
 from pathlib import Path
 
 from memoryui.secrets import Guard
@@ -31,11 +30,9 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 
 def append_entry(root: Path, git: GitRepo, secrets: Guard, path: str, text: str, *,
                  actor: Actor, tool: str, message: str | None,
-                 trailers: list[tuple[str, str]], when: float | None,
-                 touch: Callable[[str], None]) -> tuple[Record, int] | None:
+                 trailers: list[tuple[str, str]], when: float | None) -> tuple[Record, int] | None:
     """Append `text` to the log at `path`, journaled and synced: its record and the log's
-    new length, or None with nothing written. `touch(path)` marks the path changed while
-    the file's lock is held."""
+    new length, or None with nothing written."""
     if not text or "\x00" in text or not secrets.clean_tail(text):
         return None
     try:
@@ -83,7 +80,6 @@ def append_entry(root: Path, git: GitRepo, secrets: Guard, path: str, text: str,
                     return None
             if tail.endswith(b"\n"):
                 lognote.write(lock, path, os.fstat(fd), crc)
-            touch(path)
         except BaseException:
             for open_fd in (fd, folder):
                 if open_fd is not None:

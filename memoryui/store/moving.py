@@ -45,7 +45,6 @@ class Moving(Writing):
             r2 = Record(new, blob, actor, tool, message, extra)
             self.git.record(r1)
             self.git.record(r2)
-            self._touch(old, new)
             self.secrets.moved(old, new)
         return self._finish(WriteResult(new, data, True, created=True), r2, [old, new])
 
@@ -66,7 +65,6 @@ class Moving(Writing):
                 last = Record(p, None, actor, tool, message, extra)
                 self.git.record(last)
                 self.secrets.written(p, None, None, [])
-            self._touch(*paths)
         self._finish(WriteResult(prefix, None, True, deleted=True), last, paths)
         return paths
 
@@ -104,7 +102,6 @@ class Moving(Writing):
                 last = Record(dst, blob, actor, tool, message, extra)
                 self.git.record(last)
                 self.secrets.moved(src, dst)
-            self._touch(*(p for pair in moves for p in pair))
         self._finish(WriteResult(new_prefix, None, True, created=True), last,
                      [p for pair in moves for p in pair])
         return moves

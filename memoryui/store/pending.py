@@ -26,7 +26,6 @@ from .gitrepo import GitRepo
 from .history import StatusEntry
 from .layout import Layout
 from .records import Record
-from .tree import TreeModel
 
 HARD_LINK_REASON = walk.HARD_LINK_REASON
 LINK_REASON = "a symbolic link: memoryui never follows links; discard it"
@@ -52,7 +51,6 @@ class Store(Protocol):
     root: Path
     layout: Layout
     git: GitRepo
-    tree_model: TreeModel
 
     def sync(self) -> None: ...
     def notify(self, paths: list[str], when: float | None = None) -> None: ...
@@ -124,7 +122,6 @@ def commit_pending(store: Store, paths: Iterable[str] | None = None, *,
             rec = Record(p, blob, who, tool, message, trailers)
             store.git.record(rec)
             records.append(rec)
-        store.tree_model.touch(*(r.path for r in records))
     if not records:
         return Committed((), refused)
     done = store.git.flush()
@@ -160,7 +157,6 @@ def discard_pending(store: Store, paths: Iterable[str]) -> list[str]:
             touched.add(p)
             done.append(p)
         store.git.refresh_index(touched)
-        store.tree_model.touch(*touched)
     store.notify(sorted(touched))
     return done
 

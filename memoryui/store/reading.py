@@ -21,7 +21,6 @@ from .gitobjects import MIN_COMMIT_ID
 from .gitrepo import GitRepo
 from .layout import Kind, Layout
 from .pending import Committed
-from .tree import TreeModel
 
 
 class HistoryReads:
@@ -136,7 +135,6 @@ class PendingChanges:
     layout: Layout
     git: GitRepo
     secrets: Guard
-    tree_model: TreeModel
 
     if TYPE_CHECKING:
         def read(self, path: str) -> str | None: ...

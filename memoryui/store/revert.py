@@ -168,7 +168,6 @@ def revert(store: Store, sha: str, *, actor: Actor, expect_head: str | None = No
             last = Record(f.path, blobs[f.path], actor, TOOL, msg, trailers)
             store.git.record(last)
         paths = [f.path for f in changed]
-        store._touch(*paths)
     done = store.flush()  # a revert is answered with its commit, made now
     store.notify(paths, when=last.time if last else None)
     rid = last.id if last else ""

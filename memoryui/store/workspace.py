@@ -1,6 +1,6 @@
 """The workspace: one object that every tool, view and command writes and reads through.
 
-`Store` is a facade: paths, reads, the commit cadence and the tree read model live here;
+`Store` is a facade: paths, reads and the commit cadence live here;
 the write primitive in `writing.py` (entries appended in `appending.py`, renames and folder
 moves in `moving.py`), history and pending changes in `reading.py`. `from memoryui.store
 import Store` is all a caller needs.
@@ -12,7 +12,7 @@ import logging
 import os
 import re
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 
 from memoryui.secrets import Guard
@@ -26,13 +26,6 @@ from .layout import Address, Kind, Layout, get_layout
 from .locks import ProcessLock
 from .moving import Moving
 from .reading import HistoryReads, PendingChanges
-from .tree import (  # noqa: F401 (re-exported)
-    LASTCHANGE_SAVE_EVERY,
-    TREE_TTL,
-    FileInfo,
-    LastChange,
-    TreeModel,
-)
 from .writing import ABSENT, DELETE, WriteResult, version_of  # noqa: F401 (re-exported)
 
 log = logging.getLogger("memoryui.store")
@@ -51,8 +44,7 @@ class Store(Moving, HistoryReads, PendingChanges):
     """
 
     def __init__(self, root: str | os.PathLike[str], layout: str | Layout = "duragent",
-                 *, commit_delay: float = 0.0,
-                 watch: bool = False, secrets: str = "block"):
+                 *, commit_delay: float = 0.0, secrets: str = "block"):
         self.root = Path(root).resolve()
         self.layout = get_layout(layout)
         self.git = GitRepo(self.root)
@@ -62,9 +54,9 @@ class Store(Moving, HistoryReads, PendingChanges):
         self.commit_delay = commit_delay
         self.committer = Committer(self.git, commit_delay)
         self._stop = self.committer.stop  # set it to end deferred commits (a dying process)
-        # watch=True: a file-system watcher notices edits made outside memoryui (servers);
-        # without it, `git status` re-checks every TREE_TTL seconds when a page asks.
-        self.tree_model = TreeModel(self.root, self.layout, self.git, watch=watch)
+        # The pages' read model, set by the search index that follows this store: its file
+        # catalogue (search/catalogue.py), one per instance, kept by the listeners below.
+        self.catalogue: object | None = None
         # Called as listener(paths, when) after files change (the search index); `when` is
         # the time the change is committed with, when the store knows it (see `notify`).
         self.listeners: list[Callable[[list[str], float | None], None]] = []
@@ -162,13 +154,12 @@ class Store(Moving, HistoryReads, PendingChanges):
         return out
 
     def notify(self, paths: list[str], when: float | None = None) -> None:
-        """Files changed (by this store, a sync, anything): the cached tree re-stats them and
-        listeners (the search index) hear of them; a listener never fails a write.
+        """Files changed (by this store, a sync, anything): the listeners (the file catalogue
+        and the search index) hear of them; a listener never fails a write.
 
         `when`: the time these changes are committed with, when the caller knows it (its own
         writes); listeners then need not ask git (which means catching up with every commit).
         """
-        self.tree_model.touch(*paths)
         self._tell(paths, when)
 
     def host_commits(self, wait: bool = True) -> bool:
@@ -192,13 +183,6 @@ class Store(Moving, HistoryReads, PendingChanges):
     def hosted(self) -> bool:
         """Another process commits (and indexes) this one's deferred writes."""
         return self.committer.hosted
-    def _touch(self, *paths: str) -> None:
-        """Mark paths this process changed, so the cached tree re-stats just those."""
-        self.tree_model.touch(*paths)
-
-    def invalidate_tree(self) -> None:
-        """Forget the cached tree: the next `tree()` walks the whole workspace again."""
-        self.tree_model.invalidate()
 
     # -- commits (committer.py) ------------------------------------------------
     def flush(self) -> dict[str, str]:
@@ -214,24 +198,7 @@ class Store(Moving, HistoryReads, PendingChanges):
 
     def close(self) -> None:
         self.committer.close()
-        self.tree_model.close()
 
-    # -- tree with last-change facts (tree.py) -------------------------------------
-    def last_changes(self, *, complete: bool = False) -> Mapping[str, LastChange]:
-        """path -> the last commit that touched it, kept current incrementally by HEAD.
-
-        A large workspace seen for the first time has its map read in the background and
-        answers with what is known meanwhile; `complete=True` waits for the whole map
-        (a search rebuild orders and dates every file by it)."""
-        last = self.tree_model.last_changes()
-        if complete and self.tree_model.history_pending:
-            self.tree_model.wait_for_history()
-            last = self.tree_model.last_changes()
-        return last
-
-    def tree(self) -> Mapping[str, FileInfo]:
-        """Every file with size and last change, kept current without re-walking."""
-        return self.tree_model.tree()
-
+    # -- scopes ----------------------------------------------------------------------
     def scopes(self) -> list[str]:
         return self.layout.list_scopes(self.root)

@@ -114,7 +114,6 @@ class Writing:
         def abspath(self, path: str) -> Path: ...
         def exists(self, path: str) -> bool: ...
         def notify(self, paths: list[str], when: float | None = None) -> None: ...
-        def _touch(self, *paths: str) -> None: ...
 
     def write(self, path: str, text: str, *, actor: Actor, tool: str,
               message: str | None = None, expect: str | None = None,
@@ -158,8 +157,7 @@ class Writing:
         trailers = _pairs(trailers)
         if entry is not None and expect is None:
             done = append_entry(self.root, self.git, self.secrets, path, entry, actor=actor,
-                                tool=tool, message=message, trailers=trailers, when=when,
-                                touch=self._touch)
+                                tool=tool, message=message, trailers=trailers, when=when)
             if done is not None:
                 rec, length = done
                 root = self.root
@@ -209,7 +207,6 @@ class Writing:
                 else:  # an append goes in place (its sync after the locks: sync_appended)
                     appended = journaled.write(full, path, data, old_bytes,
                                                lambda: self.git.record(rec))
-                self._touch(path)
                 self.secrets.written(path, old, None if data is None else str(new), added)
         except BaseException:
             if appended is not None:

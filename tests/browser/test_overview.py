@@ -79,25 +79,24 @@ def test_a_first_start_shows_the_agents_at_once_and_the_counts_by_itself(
     """A large repository opened for the first time: the lead sees every agent by name at
     once, told that what each holds is being counted, and the page turns into the full
     overview by itself (it reloads; no script needed) once the count is done."""
-    import importlib
     import threading
 
-    from memoryui.store import tree
+    from memoryui.search.catalogue import Catalogue
 
     base, store = live_workspace
     make_agents(store)
-    build_mod = importlib.import_module("memoryui.web.hierarchy.build")
-    monkeypatch.setattr(tree, "SYNC_HISTORY_BELOW", 0)  # counted behind, as at 200k files
+    from memoryui.search import catalogue
+
+    monkeypatch.setattr(catalogue, "FILL_AT_ONCE_BELOW", 0)  # filled behind, as at 200k files
     counting = threading.Event()
-    real = build_mod._rebuild
-    monkeypatch.setattr(build_mod, "_rebuild",
-                        lambda *a, **k: counting.wait(120) and real(*a, **k))
+    real = Catalogue.fill
+    monkeypatch.setattr(Catalogue, "fill", lambda self: counting.wait(120) and real(self))
     try:
         page = page_for("viewer")  # (signing in lands on the overview)
         errors = watch_console(page)
         page.goto(base + "/")
         expect(page.locator(".hierarchy-notice")).to_contain_text(
-            "reading this workspace for the first time")
+            "indexing this workspace for the first time")
         expect(page.locator(".overview-stats")).to_contain_text("files not counted yet")
         rows = page.locator("table.ov-scopes tbody tr")
         expect(rows).to_have_count(50)
@@ -110,4 +109,4 @@ def test_a_first_start_shows_the_agents_at_once_and_the_counts_by_itself(
         assert errors == [], errors
     finally:
         counting.set()
-        build_mod.wait_for_build(store)
+        Catalogue.of(store).wait_for_fill(120)

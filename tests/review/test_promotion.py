@@ -73,19 +73,16 @@ def test_into_global_memory_a_new_world_topic_and_a_new_skill(store, ledger, ent
     assert Promotion.objects.count() == 3
 
 
-def test_target_names_and_shared_files_are_kept_only_until_something_there_changes(
-        store: Store) -> None:
-    """The choosers' names and the world files "already known" reads are kept between
-    pages (store/kept.py): a write, an outside edit, a deletion and a commit made by hand
-    all show on the next ask; a daily entry leaves them as they were."""
+def test_target_names_and_shared_files_show_every_change_there(store: Store) -> None:
+    """The choosers' names and the world files "already known" reads come from the file
+    catalogue: a write, an outside edit, a deletion and a commit made by hand all show on
+    the next ask; a daily entry leaves them as they were."""
     import os
     import subprocess
 
     from memoryui.review.similar import shared_files
 
     store.write("memory/world/people.md", "# People\n", actor=LEAD, tool="edit")
-    store.tree()
-    assert store.tree_model.wait_for(lambda: store.tree_model.listed, 60)
     assert review.existing_names(store, Kind.WORLD) == ["people"]
     first = shared_files(store)
     log(store, "ops-bot", D, "09:15", "Canary at 5% caught the bad build.")
@@ -94,7 +91,7 @@ def test_target_names_and_shared_files_are_kept_only_until_something_there_chang
     store.write("memory/world/vendors.md", "# Vendors\n", actor=LEAD, tool="edit")
     assert review.existing_names(store, Kind.WORLD) == ["people", "vendors"]
     (store.root / "memory/world/people.md").write_text("# People\n\nAlice leads.\n")
-    store.tree_model.touch("memory/world/people.md")  # as the file watcher reports it
+    store.notify(["memory/world/people.md"])  # as a sync or a scan for outside edits says
     sizes = dict(shared_files(store))
     assert sizes["memory/world/people.md"][1] == len("# People\n\nAlice leads.\n")
     store.delete("memory/world/vendors.md", actor=LEAD, tool="delete")

@@ -182,7 +182,7 @@ def test_dismiss_and_reopen_change_no_file_and_are_recorded(store, ledger, seede
 
 def test_the_overviews_counts_are_the_queues_through_decisions(store, ledger, seeded) -> None:
     """`undecided_counts` (the overview's column) says what the queue counts, before and
-    after dismissals and a reopen, with the logs found by lstat or in the tree model."""
+    after dismissals and a reopen, with the logs found in the file catalogue."""
     def both() -> tuple[dict, dict]:
         return (review.undecided_counts(store, ledger, D0, D2),
                 dict(queue(store, ledger).counts))
@@ -192,6 +192,5 @@ def test_the_overviews_counts_are_the_queues_through_decisions(store, ledger, se
     review.dismiss(store, ledger, [seeded["ops1"], seeded["res1"]], LEAD.name)
     assert both()[0] == both()[1] == {"ops-bot": 2, "support-bot": 1}
     review.reopen(store, ledger, [seeded["ops1"]])
-    store.tree()  # the overview listed the tree: candidates are looked up there now
     log(store, "support-bot", D1.isoformat(), "09:00", "A new entry.")
     assert both()[0] == both()[1] == {"ops-bot": 3, "support-bot": 2}

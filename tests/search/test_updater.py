@@ -6,7 +6,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import subprocess
-import threading
 import time
 from pathlib import Path
 
@@ -123,40 +122,28 @@ def test_an_outside_change_is_picked_up(store, index):
     assert index.search("rewritten").hits == []
 
 
-def test_catch_ups_after_the_first_compare_only_what_changed_and_miss_nothing(
-        store, index, monkeypatch):
-    """Once the index matched the tree, a catch-up reads only the paths the tree model took
-    in since (the whole index again only when the model cannot say); every outside change,
-    a folder moved whole included, is found."""
+def test_catch_ups_miss_no_outside_change(store, index):
+    """Every outside change, a folder moved whole included, is found: the file catalogue
+    scans for them, and the index is compared with it."""
     kept = note(store, "ops-bot", "kept", "steady wording\n")
     edited = note(store, "ops-bot", "edited", "original wording\n")
     gone = note(store, "ops-bot", "gone", "soon deleted\n")
-    index.catch_up()  # matches the whole tree
-    whole_reads = []
-    rows = index.indexed_rows
-
-    def counted():
-        whole_reads.append(1)
-        return rows()
-
-    monkeypatch.setattr(index, "indexed_rows", counted)
+    index.catch_up()  # matches the whole workspace
     notes = store.root / "agents/ops-bot/memory/notes"
     (store.root / edited).write_text("rewritten by hand\n")
     (notes / "native.md").write_text("written natively\n")
     (store.root / gone).unlink()
     assert sorted(index.catch_up()) == sorted([edited, gone,
                                                "agents/ops-bot/memory/notes/native.md"])
-    assert whole_reads == []
     assert set(paths(index.search("rewritten OR natively OR steady", catch_up=False))) == {
         edited, kept, "agents/ops-bot/memory/notes/native.md"}
     assert index.search("original OR deleted", catch_up=False).hits == []
-    assert index.catch_up() == [] and whole_reads == []  # nothing changed since
+    assert index.catch_up() == []  # nothing changed since
 
     # a folder removed and another arriving whole (as `mv` or `cp -r` do)
     moved = store.root / "agents/billing-agent/memory/notes"
     moved.parent.mkdir(parents=True, exist_ok=True)
     os.rename(notes, moved)
-    store.tree_model.touch("agents/ops-bot/memory/notes", "agents/billing-agent/memory/notes")
     found = index.catch_up()
     assert "agents/billing-agent/memory/notes/kept.md" in found and kept in found
     assert paths(index.search("steady", catch_up=False)) == [
@@ -236,9 +223,12 @@ def test_a_write_is_indexed_with_its_commit_time_without_asking_git(store, index
                                                                    monkeypatch):
     """The store knows the time it commits a write with; asking git means catching up with
     every new commit, in every worker, for every write (a fifth of a busy server's CPU)."""
+    from memoryui.search.documents import DocReader
+
     asked: list[int] = []
-    real = store.last_changes
-    monkeypatch.setattr(store, "last_changes", lambda: asked.append(1) or real())
+    real = DocReader._last_commit_time
+    monkeypatch.setattr(DocReader, "_last_commit_time",
+                        lambda self, p: asked.append(1) or real(self, p))
     then = int(time.time()) - 5 * DAY
     p = note(store, "ops-bot", "ibis", "ibis sightings\n", when=then)
     daily(store, "ops-bot", "2026-02-12", ("09:00", "an ibis again"))
@@ -267,33 +257,22 @@ def test_a_fresh_index_takes_change_times_from_git_not_the_checkout(store, tmp_p
 
 def test_a_rebuild_on_a_large_workspace_seen_first_waits_for_commit_times(tmp_path,
                                                                            monkeypatch):
-    """A workspace over 5,000 files seen for the first time has its last changes read in
-    the background; a rebuild meanwhile must not date every file by its checkout time."""
-    from memoryui.store import lastmap, tree
+    """A large workspace seen for the first time has its catalogue filled in the
+    background; a rebuild meanwhile must not date every file by its checkout time."""
+    from memoryui.search import catalogue
 
     then = int(time.time()) - 12 * DAY
     first = Store(tmp_path / "ws")
     p = note(first, "ops-bot", "tapir", "tapir tracks\n", when=then)
     first.close()
     os.utime(first.root / p, (time.time(), time.time()))  # as a fresh clone leaves it
-    monkeypatch.setattr(tree, "SYNC_HISTORY_BELOW", 0)  # "large": history in the background
-    store = Store(tmp_path / "ws")  # a new process: no map in memory, none saved
-    (store.git.state_dir / lastmap.FILE).unlink(missing_ok=True)
-    # The background read is held until someone waits for it (on 200k files it takes 40 s,
-    # longer than reading the first files to index).
-    gate = threading.Event()
-    model = store.tree_model
-    read, wait = model._read_history, model.wait_for_history
-    monkeypatch.setattr(model, "_read_history", lambda *a: gate.wait() and read(*a))
-    monkeypatch.setattr(model, "wait_for_history", lambda *a: gate.set() or wait(*a))
-    assert model.last_changes() == {} and model.history_pending  # as after a first start
+    monkeypatch.setattr(catalogue, "FILL_AT_ONCE_BELOW", 0)  # "large": filled behind
+    store = Store(tmp_path / "ws")
     # No catch-up before the search: it is the rebuild's own result that is looked at.
     idx = SearchIndex(tmp_path / "fresh.sqlite3", catch_up_interval=3600, background=False)
     idx.attach(store)
-    try:
-        idx.rebuild(store)
-    finally:
-        gate.set()
+    assert catalogue.Catalogue.ready(store) is None  # as after a first start
+    idx.rebuild(store)
     [hit] = idx.search("tapir").hits
     assert hit.recency == then
     idx.close()

@@ -12,6 +12,7 @@ import pytest
 
 from memoryui.store import Actor, InvalidName, Store
 from memoryui.store.layout import DURAGENT
+from tests.catalogued import catalogued
 
 NOTES = "agents/ops-bot/memory/notes"
 ODD = ['a"b.md', "tab\there.md", "back\\slash.md", "ünïcødé ✓.md", "new\nline.md",
@@ -53,9 +54,8 @@ def test_pending_lists_the_exact_names_and_commits_them(odd: Store) -> None:
     parent = detail.parents[0]
     assert sorted(d.path for d in odd.diff(parent, sha)) == sorted(ODD_PATHS)
     assert [d.path for d in odd.diff(parent, sha, ODD_PATHS[0])] == [ODD_PATHS[0]]
-    last = odd.last_changes()
-    assert all(last[p]["sha"] == sha for p in ODD_PATHS)
-    assert set(ODD_PATHS) <= set(odd.tree())
+    files = catalogued(odd)
+    assert all(files[p].last["sha"] == sha for p in ODD_PATHS)
 
 
 def test_changes_renames_and_deletes_by_a_person_with_git(odd: Store) -> None:

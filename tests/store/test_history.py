@@ -12,6 +12,7 @@ import pytest
 
 from memoryui.store import Actor, Conflict, NotFound, Store
 from memoryui.store.diffs import diff_texts
+from tests.catalogued import catalogued
 
 MEM = "agents/ops-bot/memory/MEMORY.md"
 
@@ -131,20 +132,20 @@ def test_pending_discard_restores_head_and_removes_new_files(history: Store) -> 
     assert history.pending() == []
 
 
-def test_tree_lists_files_with_last_change_without_git_per_file(history: Store) -> None:
+def test_the_catalogue_lists_files_with_their_last_change(history: Store) -> None:
     history.write("memory/world/people.md", "# People\n", actor=Actor.user("alice"), tool="edit")
-    tree = history.tree()
+    tree = catalogued(history)
     assert set(tree) == {MEM, "memory/world/people.md"}
     info = tree[MEM]
     assert info.size == len("# Memory\n\n- one (fixed)\n- two\n")
     assert info.last["author"] == "alice" and info.last["actor"] == "user:alice"
     assert history.address_of(MEM).scope == "ops-bot"
-    # The last-change cache follows HEAD incrementally.
+    # It follows HEAD at each write.
     history.write(MEM, "later\n", actor=Actor.agent("ops-bot"), tool="reflect")
-    assert history.tree()[MEM].last["author"] == "ops-bot"
-    # ... and survives a restart (read back from .git/memoryui/lastchange.nul).
+    assert catalogued(history)[MEM].last["author"] == "ops-bot"
+    # ... and is kept across a restart (in the database).
     fresh = Store(history.root)
-    assert fresh.last_changes()[MEM]["author"] == "ops-bot"
+    assert catalogued(fresh)[MEM].last["author"] == "ops-bot"
 
 
 def test_delete_and_rename_are_commits(store: Store) -> None:

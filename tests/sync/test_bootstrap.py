@@ -8,6 +8,7 @@ import pytest
 
 from memoryui.store import Actor, Store
 from memoryui.store.sync import RemoteConfig, Syncer, SyncError, bootstrap
+from tests.catalogued import catalogued
 from tests.sync.helpers import at, reflect, remember
 from tests.sync_fixtures import fsck_clean, git, is_ancestor, make_bare, tip
 
@@ -33,7 +34,7 @@ def test_an_empty_or_missing_workspace_becomes_a_clone(tmp_path, native, daemon,
     for root in (missing, tmp_path / "empty"):
         store = Store(root)
         assert store.head() == host.head()
-        assert sorted(store.tree()) == sorted(git(host.path, "ls-files").split())
+        assert sorted(catalogued(store)) == sorted(git(host.path, "ls-files").split())
         assert store.pending() == []
         assert Syncer(store, config).arrived_from_remote([host.head()]) == {host.head()}
         assert "url =" not in (root / ".git" / "config").read_text()  # no remote stored

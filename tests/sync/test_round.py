@@ -12,6 +12,7 @@ import pytest
 
 from memoryui.store.entries import parse_daily
 from memoryui.store.sync import ConflictChanged, via_remote
+from tests.catalogued import catalogued
 from tests.sync.conftest import ALICE
 from tests.sync.helpers import DAY, at, reflect, remember
 from tests.sync_fixtures import fsck_clean, git, is_ancestor, tip
@@ -33,15 +34,15 @@ def test_fast_forward_takes_remote_commits_with_their_authors(instance, native, 
     host.push()
     seen: list[str] = []
     a.store.listeners.append(lambda paths, _when: seen.extend(paths))
-    assert daily not in a.store.tree()
+    assert daily not in catalogued(a.store)
 
     r = a.round(blocking=True)
     assert (r.error, r.integrated, r.pushed) == (None, 1, False)
     assert a.store.head() == native_head  # a fast-forward: no merge commit
     assert a.store.read(daily) == host.read(daily)
-    assert {daily, mem} <= set(a.store.tree())  # the cached tree saw the new files
+    assert {daily, mem} <= set(catalogued(a.store))  # the pages' read model has them
     assert {daily, mem} <= set(seen)  # listeners (the search index) were told
-    assert a.store.last_changes()[mem]["author"] == "native-bot"
+    assert catalogued(a.store)[mem].last["author"] == "native-bot"
     assert a.store.pending() == []
 
     # Arrived-from-remote marks exactly the fetched commits, not what is made here.

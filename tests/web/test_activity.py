@@ -157,7 +157,7 @@ def test_the_filters_offer_every_scope_and_person_as_they_are_now(client_as, see
     outside = seeded.store.root / "agents" / "zz-outside" / "memory"
     outside.mkdir(parents=True)
     (outside / "MEMORY.md").write_text("# made by hand\n")
-    seeded.store.tree_model.touch("agents/zz-outside/memory/MEMORY.md")  # as the watcher says
+    seeded.store.notify(["agents/zz-outside/memory/MEMORY.md"])  # as a sync or a scan says
     make_user("curator", "zed")
     scopes, selected, actors = _choices(
         client.get("/activity/?scope=ops-bot").content.decode())

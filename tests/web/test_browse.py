@@ -146,15 +146,18 @@ def test_overview_uses_the_layouts_scope_term(settings, tmp_path, client_as):
         reset_store()
 
 
-def test_hierarchy_is_built_from_one_cached_tree(ws):
+def test_the_overview_hierarchy_is_current_after_each_write(ws):
     h1 = hierarchy.build(ws)
-    assert hierarchy.build(ws) is h1  # nothing changed: the same build
+    ops = h1.scopes["ops-bot"]
+    assert (ops.daily_count, ops.note_count, ops.newest_daily.name) == (3, 1, "2026-03-02")
     ws.write(NOTE, "# Runbook v2\n", actor=OPS, tool="memory_write")
+    ws.write("agents/ops-bot/memory/notes/oncall.md", "# On call\n", actor=OPS,
+             tool="memory_write")
     h2 = hierarchy.build(ws)
-    assert h2 is not h1
-    assert h2.by_path[NOTE].size == len("# Runbook v2\n")
-    assert [i.name for i in h2.scopes["ops-bot"].daily] == ["2026-03-02", "2026-03-01",
-                                                             "2026-02-27"]
+    assert h2.scopes["ops-bot"].note_count == 2
+    assert h2.scopes["ops-bot"].size == ops.size + len(" v2") + len("# On call\n")
+    assert h2.files == h1.files + 1
+    assert h2.last.sha in {c.sha for c in ws.log(limit=2)}  # (one second: the greater sha)
 
 
 # -- sidebar ------------------------------------------------------------------------------
@@ -176,8 +179,8 @@ def test_sidebar_expands_only_the_current_scope(ws, viewer):
 
 
 def test_the_sidebar_written_once_shows_each_page_its_place_and_every_change(ws, viewer):
-    """The sidebar's markup is reused between pages (sidebar_html): each page still marks
-    its own file, and a write, an outside edit or a deletion shows on the next page."""
+    """Each page marks its own file in the sidebar, and a write, an outside edit or a
+    deletion shows on the next page."""
     def side(url: str) -> str:
         html = viewer.get(url).content.decode()
         return html.split('class="sidebar"', 1)[1].split("</aside>", 1)[0]
@@ -186,7 +189,7 @@ def test_the_sidebar_written_once_shows_each_page_its_place_and_every_change(ws,
         return [a["href"] for t, a in tags(side(url)) if t == "a" and a.get("aria-current")]
 
     day = daily("ops-bot", "2026-03-01")
-    for _ in range(2):  # the second round is served from the kept markup
+    for _ in range(2):
         assert current("/f/" + day) == ["/f/" + day]
         assert current("/f/" + NOTE) == ["/f/" + NOTE]
         assert current("/s/ops-bot/") == ["/s/ops-bot/"]
@@ -197,13 +200,10 @@ def test_the_sidebar_written_once_shows_each_page_its_place_and_every_change(ws,
     ws.write("memory/world/vendors.md", "# Vendors\n", actor=ALICE, tool="update_world")
     assert "/f/memory/world/vendors.md" in hrefs(side("/f/" + day))
     (ws.root / "agents/ops-bot/memory/notes/outside.md").write_text("# Outside\n")
-    ws.tree_model.touch("agents/ops-bot/memory/notes/outside.md")  # as the watcher says
+    ws.notify(["agents/ops-bot/memory/notes/outside.md"])  # as a sync or a scan reports it
     assert "/f/agents/ops-bot/memory/notes/outside.md" in hrefs(side("/f/" + day))
     ws.delete(new_note, actor=ALICE, tool="delete")
     assert "/f/" + new_note not in hrefs(side("/f/" + day))
-    # markup of an older shared listing is let go, not kept pinning that listing
-    from memoryui.web.hierarchy import folders
-    assert all(was is folders.shared(ws) for was, _n, _m in folders._rendered.values())
 
 
 def test_sidebar_helper_for_other_pages(ws):
@@ -255,7 +255,7 @@ def test_file_page_renders_markdown_with_facts(ws, viewer):
     text = text_of(html)
     assert "World topic" in text  # kind badge
     assert "Last change" in text and "alice" in text
-    commit = ws.last_changes()[WORLD]["sha"]
+    commit = ws.log(WORLD, limit=1)[0].sha
     links = hrefs(html)
     assert f"/commit/{commit}/" in links
     assert {"/history/" + WORLD, "/blame/" + WORLD, "/raw/" + WORLD,

@@ -4,7 +4,6 @@ topics. Real workspace (git), the Django test client; htmx requests get one tabl
 from __future__ import annotations
 
 import datetime as dt
-import importlib
 import re
 
 import pytest
@@ -201,41 +200,38 @@ def test_the_filter_works_without_javascript(client_as, many):
     assert 'hx-get="/"' in body and 'hx-push-url="true"' in body
 
 
-def test_the_overview_says_so_while_last_changes_are_still_read(tmp_path, settings, client_as,
-                                                                monkeypatch):
-    """First start on a big repository: the page answers at once and says the times come
-    later; once history is read, the times are there and the notice is gone."""
+def test_the_overview_says_so_while_a_large_workspace_is_first_catalogued(
+        tmp_path, settings, client_as, monkeypatch):
+    """First start on a big repository: the page answers at once with the scopes by name
+    and says it is indexing; once the catalogue is filled, counts and times are there."""
     import threading
 
-    from memoryui.store import lastmap, tree
+    from memoryui.search.catalogue import Catalogue
     from memoryui.workspace import get_store, reset_store
 
     seed = Store(tmp_path / "ws")
     seed.write("agents/ops-bot/memory/MEMORY.md", "# M\n", actor=Actor.agent("ops-bot"),
                tool="reflect")
     seed.close()
-    (seed.git.state_dir / lastmap.FILE).unlink(missing_ok=True)
     release = threading.Event()
-    real = tree.TreeModel._read_history
-    monkeypatch.setattr(tree, "SYNC_HISTORY_BELOW", 0)
-    monkeypatch.setattr(tree.TreeModel, "_read_history",
-                        lambda self, *a: release.wait() and real(self, *a))
+    real = Catalogue.fill
+    from memoryui.search import catalogue
+
+    monkeypatch.setattr(catalogue, "FILL_AT_ONCE_BELOW", 0)
+    monkeypatch.setattr(Catalogue, "fill", lambda self: release.wait() and real(self))
     settings.MEMORYUI_WORKSPACE = tmp_path / "ws"
     settings.MEMORYUI_SEARCH_DB = tmp_path / "search.sqlite3"
     reset_store()
     try:
-        build_mod = importlib.import_module("memoryui.web.hierarchy.build")
         c = client_as("viewer")
-        page = c.get("/").content.decode()  # (the scopes by name while they are counted)
-        assert "reading this workspace for the first time" in page and "ops-bot" in page
-        build_mod.wait_for_build(get_store())
         page = c.get("/").content.decode()
-        assert "Reading each file&#x27;s last change from history" in page
+        assert "indexing this workspace for the first time" in page and "ops-bot" in page
+        assert 'http-equiv="refresh"' in page
         release.set()
-        get_store().tree_model.wait_for_history()
+        Catalogue.of(get_store()).wait_for_fill(60)
         page = c.get("/").content.decode()
-        assert "last change from history" not in page
-        assert "last change" in page and "ops-bot" in page
+        assert "for the first time" not in page and 'http-equiv="refresh"' not in page
+        assert "last change" in page and "ops-bot" in page and "1 file" in page
     finally:
         release.set()
         reset_store()

@@ -17,6 +17,7 @@ from django.test import RequestFactory
 
 from memoryui.roles import role_of
 from memoryui.store import Store
+from tests.catalogued import catalogued
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -64,7 +65,7 @@ def test_demo_builds_a_living_workspace_with_history(tmp_path, db, settings):
     store = Store(tmp_path / "demo")
     authors = {c.author for c in store.log(limit=500)}
     assert {"ops-bot", "research-agent", "support-bot", "alice"} <= authors
-    addresses = [store.address_of(p) for p in store.tree()]
+    addresses = [store.address_of(p) for p in catalogued(store)]
     kinds = {a.kind.value for a in addresses if a}
     assert {"world", "global", "memory", "daily", "note", "scratchpad", "skill",
             "directive"} <= kinds

@@ -180,7 +180,7 @@ def delete_file(request: HttpRequest, path: str) -> HttpResponse:
     ctx: dict = {"path": path, "version": version, "text": text, "size": len(text.encode()),
                  "kind_label": KIND_LABELS.get(addr.kind) if addr else "Other file",
                  "form": form, "message": f"delete: {path}", "last": hierarchy.Change.from_dict(
-                     store.last_changes().get(path))}
+                     hierarchy.last_change(store, path))}
     if request.method == "GET":
         return render(request, T + "delete.html", ctx)
     ctx["message"] = form["message"].value() or ""

@@ -61,12 +61,11 @@ def overview(request: HttpRequest) -> HttpResponse:
     """The workspace at a glance; its scope and world tables filter, sort and page (htmx
     swaps the table HX-Target names as the lead types, and the other one out of band)."""
     store = get_store()
-    h = hierarchy.build(store, then=lambda: review_counts(store))
+    h = hierarchy.build(store)
     form = OverviewQuery(request.GET)
     v, query = form.values(), form.query()
     target = request.headers.get("HX-Target", "") if is_fragment(request) else ""
-    # a saved overview (right after a start) brings the counts saved with it
-    counts = (h.review_counts or {}) if h.saved_at is not None else review_counts(store)
+    counts = {} if h.indexing else review_counts(store)
     ctx: dict = {"h": h, "query": query, "target": target,
                  "scopes": scope_listing(h.scope_list(), counts, q=v["q"], sort=v["sort"],
                                          page=v["page"], query=query),
@@ -77,9 +76,8 @@ def overview(request: HttpRequest) -> HttpResponse:
         response = render(request, T + "_overview_tables.html", ctx)
     else:
         ctx.update({"world_over": sum(1 for w in h.world if w.budget and w.budget.state == "over"),
-                    **hierarchy.sidebar(store, saved=h if h.saved_at is not None else None)})
+                    **hierarchy.sidebar(store)})
         response = render(request, T + "overview.html", ctx)
-    hierarchy.keep(store, h, counts)
     return vary(response)
 
 
@@ -127,7 +125,7 @@ def file_page(request: HttpRequest, path: str) -> HttpResponse:
     if text is None:
         return missing(request, store, path)
     size = len(text.encode())
-    item = hierarchy.item_for(store, path, size, store.last_changes().get(path))
+    item = hierarchy.item_for(store, path, size, hierarchy.last_change(store, path))
     lines = hierarchy.count_lines(text)
     budget = store.layout.budget(item.kind) if item.kind else None
     view = FileQuery(request.GET).value()

@@ -1,9 +1,8 @@
 """The workspace as one hierarchy (world, global, scopes, skills, directives) for the UI.
 
 - model:   the value types (Item, ScopeNode, Hierarchy, Change, BudgetView) and budget labels
-- build:   the whole hierarchy for the overview, cached, rebuilt in the background when large
-- folders: one scope, the shared folders and the sidebar, listed from their own folders
-- snapshot: the overview saved for the first request after a start
+- build:   the overview's hierarchy, queries over the file catalogue (`search/catalogue.py`)
+- folders: one scope, the shared files and the sidebar, asked of the catalogue too
 
 Where an agent's view of a file is cut, and line counts, are store rules
 (`memoryui.store.budgets`); they are re-exported here for the pages that show them.
@@ -12,8 +11,7 @@ Where an agent's view of a file is cut, and line counts, are store rules
 from memoryui.store.budgets import Cut, count_lines
 from memoryui.store.budgets import cut as agent_cut
 
-from .build import _rebuild as _rebuild  # timed by bench/bench_pages.py
-from .build import build, keep
+from .build import build, catalogue, item_of, last_change
 from .folders import per_scope, scope_node, scope_options, shared, sidebar, sidebar_html
 from .model import (
     BudgetView,
@@ -29,6 +27,7 @@ from .model import (
 
 __all__ = [
     "BudgetView", "Change", "Cut", "Hierarchy", "Item", "Month", "ScopeNode", "agent_cut",
-    "budget_view", "build", "count_lines", "fmt_bytes", "item_for", "keep", "per_scope",
+    "budget_view", "build", "catalogue", "count_lines", "fmt_bytes", "item_for", "item_of", "last_change",
+    "per_scope",
     "scope_node", "scope_options", "shared", "sidebar", "sidebar_html",
 ]

@@ -1,17 +1,14 @@
-"""One scope's files, the shared folders, and the sidebar: read from their own folders only.
+"""One scope, the shared files and the sidebar: queries over the file catalogue.
 
-Pages about one file or scope never build the whole hierarchy: they list the shared
-folders (world, global memory, skills, directives) and the current scope's folder through
-the store's one walker (`memoryui.store.walk`: no hidden names, never a symbolic link).
-The shared folders are listed again only when the store's tree model says something
-there (or a scope folder) changed: the model numbers every change it takes in (this
-process's writes, new commits, the file watcher), as the overview's patched hierarchy does.
+Pages about one file or scope never build the whole hierarchy: they ask the catalogue
+(`memoryui.search.catalogue`, indexed by scope and kind) for the shared files (world,
+global memory, skills, directives) and the current scope's files. While a large workspace
+is catalogued for the first time they list those folders through the store's one walker
+instead (`memoryui.store.walk`: no hidden names, never a symbolic link).
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -20,33 +17,10 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from memoryui.store import Kind, Store, StoreError, walk
-from memoryui.store.kept import kept, put, under
 from memoryui.web.links import scope_url
 
+from .build import catalogue, item_of
 from .model import Hierarchy, ScopeNode, new_item
-
-_addresses: dict[tuple[str, str], object] = {}
-# Listings kept across requests, each with the tree model's version it was made at.
-_shared: OrderedDict[tuple[str, str], tuple[int, Hierarchy]] = OrderedDict()
-SCOPE_CACHE = 64
-_scopes: OrderedDict[tuple[str, str, str], tuple[int, ScopeNode | None]] = OrderedDict()
-_rendered_lock = threading.Lock()
-# The sidebar's markup by listing and place, each with the listings it was rendered from.
-RENDERED_KEEP = 32
-_rendered: OrderedDict[tuple, tuple[Hierarchy, ScopeNode | None, SafeString]] = OrderedDict()
-
-
-def _address(store: Store, path: str) -> object:
-    """`store.address_of`, remembered: a path's address never changes within a layout."""
-    key = (store.layout.key, path)
-    try:
-        return _addresses[key]
-    except KeyError:
-        pass
-    if len(_addresses) > 100_000:
-        _addresses.clear()
-    addr = _addresses[key] = store.address_of(path)
-    return addr
 
 
 def _listing(store: Store, folder: str, *, depth: int | None = None) -> list[walk.Entry]:
@@ -61,49 +35,38 @@ def _listing(store: Store, folder: str, *, depth: int | None = None) -> list[wal
 
 
 def scope_node(store: Store, scope: str) -> ScopeNode | None:
-    """One scope's files, sizes and last changes, listing only its own folder.
-
-    None when the scope has no folder. Listed again only after the tree model took in a
-    change below the scope's folder (the last SCOPE_CACHE scopes asked for are kept).
-    """
-    return kept(store, _scopes, (str(store.root), store.layout.key, scope),
-                lambda: _list_scope(store, scope), under(store.layout.scope_prefix(scope)),
-                SCOPE_CACHE)
-
-
-def _list_scope(store: Store, scope: str) -> ScopeNode | None:
+    """One scope's files, sizes and last changes; None when the scope has no folder."""
     prefix = store.layout.scope_prefix(scope)
     if not store.is_dir(prefix.rstrip("/")):
         return None
-    last = store.last_changes()
     node = ScopeNode(scope)
-    for e in _listing(store, prefix):
-        node.add(new_item(store, e.path, _address(store, e.path), e.size, e.mtime,
-                          last.get(e.path)))
+    cat = catalogue(store)
+    if cat is not None:
+        for e in cat.scope(scope):
+            node.add(item_of(store, e))
+    else:  # (the first fill runs: the folder as it is, no last changes yet)
+        for f in _listing(store, prefix):
+            node.add(new_item(store, f.path, store.address_of(f.path), f.size, f.mtime, None))
     node.daily.sort(key=lambda i: i.name or "", reverse=True)
     return node
 
 
 def shared(store: Store) -> Hierarchy:
     """World topics, global memory, skills and directives outside any scope, plus the scope
-    names: what every page's sidebar shows (listed again only after a change there)."""
-    return kept(store, _shared, (str(store.root), store.layout.key),
-                lambda: _list_shared(store), lambda h, p: _reaches_shared(store, h, p), 8)
+    names: what every page's sidebar shows."""
+    cat = catalogue(store)
+    if cat is None:
+        return listed_shared(store)
+    h = Hierarchy(store.layout)
+    for e in cat.shared(other=False):
+        h.place(store, {}, item_of(store, e))
+    h.scope_names = store.scopes()
+    return h
 
 
-def _reaches_shared(store: Store, h: Hierarchy, path: str) -> bool:
-    """Whether a changed path may change the sidebar's shared part: anything but a file
-    that exists inside a scope the sidebar already lists."""
-    try:
-        scope = getattr(_address(store, path), "scope", None)
-        return not (scope and scope in h.scope_names and store.exists(path))
-    except StoreError:
-        return True
-
-
-def _list_shared(store: Store) -> Hierarchy:
-    """The sidebar's shared part. No last changes: the sidebar shows none, and right after
-    a start the tree model may be reading them for seconds."""
+def listed_shared(store: Store) -> Hierarchy:
+    """The sidebar's shared part listed from its folders (while the catalogue is first
+    filled). No last changes: the sidebar shows none."""
     h = Hierarchy(store.layout)
     scopes: dict[str, ScopeNode] = {}
     seen: set[str] = set()
@@ -119,7 +82,7 @@ def _list_shared(store: Store) -> Hierarchy:
         for e in entries:
             if e.path in seen:
                 continue
-            addr = _address(store, e.path)
+            addr = store.address_of(e.path)
             if addr is None or addr.kind != pat.kind or addr.scope is not None:
                 continue
             seen.add(e.path)
@@ -162,15 +125,15 @@ def _scope_items(h: Hierarchy) -> list[str]:
 
 
 def sidebar(store: Store, current_path: str | None = None, scope: str | None = None,
-            node: ScopeNode | None = None, saved: Hierarchy | None = None) -> dict[str, Any]:
+            node: ScopeNode | None = None, h: Hierarchy | None = None) -> dict[str, Any]:
     """Context for `{% include "web/_sidebar.html" %}`; any page can add it.
 
     `current_path` marks the open file (and expands its scope); `scope` expands a scope
     without a file (scope pages, scope history); pass `node` when the page already has it.
-    Lists only the shared folders and the current scope's folder, never the whole tree;
-    `saved`: the overview saved before a start, which has the shared part (and says so).
+    Asks only for the shared files and the current scope's, never the whole tree; `h`: a
+    hierarchy the page already has, which holds the shared part (the overview's).
     """
-    h = saved if saved is not None else shared(store)
+    h = h if h is not None else shared(store)
     current_scope = scope
     current_kind = None
     current_month = None
@@ -210,28 +173,6 @@ def sidebar(store: Store, current_path: str | None = None, scope: str | None = N
 
 def sidebar_html(sb: dict[str, Any], url_name: str | None) -> SafeString:
     """The sidebar's markup (web/_hierarchy.html) for `sidebar()`'s context on the page
-    named `url_name`, rendered once per listing and place and then reused.
-
-    The listings never change once made (a change makes new ones, copy on write), so the
-    markup is keyed by their identity and kept with them: an entry is reused only while it
-    holds the very objects asked about, and entries of an older shared listing are dropped
-    (they would pin it). The saved overview of a first look is not kept.
-    """
-    h, node = sb["h"], sb["scope"]
-    key = (id(h), id(node), sb["current_path"], sb["current_scope"], sb["current_kind"],
-           sb["current_month"], url_name)
-    keep = h.saved_at is None
-    if keep:
-        with _rendered_lock:
-            hit = _rendered.get(key)
-        if hit is not None and hit[0] is h and hit[1] is node:
-            return hit[2]
-    html = mark_safe(get_template("web/_hierarchy.html").render(
+    named `url_name`."""
+    return mark_safe(get_template("web/_hierarchy.html").render(
         {"sidebar": sb, "url_name": url_name}))
-    if keep:
-        with _rendered_lock:
-            # what an older shared listing rendered is never asked for again: let it go
-            for stale in [k for k, (was, _n, _m) in _rendered.items() if was is not h]:
-                del _rendered[stale]
-            put(_rendered, key, (h, node, html), RENDERED_KEEP)
-    return html

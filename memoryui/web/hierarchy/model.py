@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from memoryui.store import Kind, Store
 from memoryui.store.budgets import Budget, count_lines
-from memoryui.store.layout import KIND_LABELS, Layout
+from memoryui.store.layout import KIND_LABELS, Address, Layout
 
 
 @dataclass(frozen=True)
@@ -108,13 +108,6 @@ def _cached_lines(store: Store, item: Item) -> int:
     return n
 
 
-def seed_lines(store: Store, item: Item, lines: int) -> None:
-    """Remember a file's line count known from elsewhere (a saved overview)."""
-    if len(_lines_cache) > 20_000:
-        _lines_cache.clear()
-    _lines_cache[(str(store.root), item.path, item.size, item.mtime)] = lines
-
-
 _UNSET = object()
 
 
@@ -128,7 +121,7 @@ class Item:
     name: str | None
     size: int
     mtime: float
-    last_raw: dict | None = None  # FileInfo.last; turned into a Change when shown
+    last_raw: dict | None = None  # the catalogue's last commit; a Change when shown
     store: Store | None = field(default=None, repr=False)  # set when the kind has a budget
     _last: Change | None = field(default=None, repr=False)
     _budget: object = field(default=_UNSET, repr=False)
@@ -228,7 +221,7 @@ class ScopeNode:
     def size_text(self) -> str:
         return fmt_bytes(self.size)
 
-    # What the overview's row shows (a saved `ScopeSummary` has the same three).
+    # What the overview's row shows (a `ScopeSummary` has the same three).
     @property
     def newest_daily(self) -> Item | None:
         return self.daily[0] if self.daily else None
@@ -265,14 +258,14 @@ class ScopeNode:
 
 @dataclass(slots=True)
 class ScopeSummary:
-    """A scope's overview row without its file lists: what a saved overview keeps
-    (`snapshot.py`), read by the same template tag as a `ScopeNode`."""
+    """A scope's overview row without its file lists (counted by the catalogue), read by
+    the same template tag as a `ScopeNode`."""
 
     name: str
     memory: Item | None
     scratchpad: Item | None
     newest_daily: Item | None
-    daily_count: int | None  # None: a first look, not counted yet (snapshot.first_look)
+    daily_count: int | None  # None: not counted yet (the catalogue's first fill runs)
     note_count: int | None
     files: int | None
     size: int | None
@@ -292,41 +285,24 @@ class Hierarchy:
     layout: Layout
     world: list[Item] = field(default_factory=list)
     global_memory: Item | None = None
-    scopes: dict[str, ScopeNode] = field(default_factory=dict)
+    scopes: dict[str, ScopeSummary] = field(default_factory=dict)  # the overview's rows
     skills: list[Item] = field(default_factory=list)
     directives: list[Item] = field(default_factory=list)  # workspace-wide directives
     other: list[Item] = field(default_factory=list)  # files outside the layout and any scope
-    # path -> item; shared by the patched copies of a hierarchy (only `build` reads it,
-    # under its lock), so each copy keeps its own count
-    by_path: dict[str, Item] = field(default_factory=dict)
     file_count: int = 0
     last_raw: dict | None = None
     size: int = 0
     built_at: float = 0.0  # Unix time of the build
     scope_names: list[str] = field(default_factory=list)
-    checking: bool = False  # `git status` is looking for changes made outside memoryui
-    history_pending: bool = False  # last changes are still being read from history
-    saved_at: float | None = None  # a saved overview shown while the first build runs
-    review_counts: dict[str, int] | None = None  # ... and the review counts saved with it
-    first_look: bool = False  # nothing saved yet: scopes by name, not counted (saved_at set)
+    indexing: bool = False  # the catalogue's first fill runs: scopes by name, not counted
 
     @property
     def notice(self) -> str:
         """What a page must say while part of what it shows is not known yet."""
-        if self.first_look:
-            return ("memoryui is reading this workspace for the first time: its "
+        if self.indexing:
+            return ("memoryui is indexing this workspace for the first time: its "
                     f"{self.scope_term_plural} are listed, and what each holds appears here "
                     "in a few seconds.")
-        if self.saved_at is not None:
-            when = dt.datetime.fromtimestamp(self.saved_at, tz=dt.UTC)
-            return (f"Showing the overview as memoryui saved it at {when:%Y-%m-%d %H:%M} UTC, "
-                    "while it lists the workspace after a start; this page shows the current "
-                    "state in a few seconds.")
-        if self.history_pending:
-            return ("Reading each file's last change from history (first start on this "
-                    "repository); times appear when it is done.")
-        if self.checking:
-            return "Checking for files changed outside memoryui…"
         return ""
 
     @property
@@ -345,7 +321,7 @@ class Hierarchy:
     def scope_term_plural(self) -> str:
         return self.layout.scope_term + "s"
 
-    def scope_list(self) -> list[ScopeNode]:
+    def scope_list(self) -> list[ScopeSummary]:
         return list(self.scopes.values())
 
     @property
@@ -355,9 +331,7 @@ class Hierarchy:
 
     def place(self, store: Store, scopes: dict[str, ScopeNode], item: Item) -> None:
         """File one item under its scope and kind (the one grouping rule of the UI)."""
-        if self.by_path.get(item.path) is None:
-            self.file_count += 1
-        self.by_path[item.path] = item
+        self.file_count += 1
         self.size += item.size
         last = item.last_raw
         if newer(last, self.last_raw):
@@ -387,30 +361,19 @@ def _kind_values(layout: Layout) -> frozenset[str]:
     return frozenset(k.value for k in layout.kinds())
 
 
-def newer(a: object, b: object) -> bool:
+def newer(a: dict | None, b: dict | None) -> bool:
     """Is change `a` newer than `b`? Commits in the same second are told apart by sha, so
     the answer never depends on the order files are looked at."""
     if not a:
         return False
     if not b:
         return True
-    ta, tb = _time(a), _time(b)
-    if ta != tb:  # the sha (hex made from bytes for a LastChange) only for a tie
-        return ta > tb
-    return _sha(a) > _sha(b)
+    if a["time"] != b["time"]:
+        return a["time"] > b["time"]
+    return a["sha"] > b["sha"]
 
 
-def _time(c: object) -> int:
-    """A LastChange's time (an attribute: 400k calls a build of 200k files) or a dict's."""
-    t = getattr(c, "time", None)
-    return t if t is not None else c["time"]  # type: ignore[index]
-
-
-def _sha(c: object) -> str:
-    return c["sha"] if isinstance(c, dict) else c.sha  # type: ignore[attr-defined]
-
-
-def new_item(store: Store, path: str, addr: object, size: int, mtime: float,
+def new_item(store: Store, path: str, addr: Address | None, size: int, mtime: float,
              last: dict | None) -> Item:
     item = Item(path, addr.kind if addr else None, addr.scope if addr else None,
                 addr.name if addr else None, size, mtime, last)

@@ -3,14 +3,10 @@
 A history or activity page lists up to 50 commits with their files; through the template
 engine that loop was most of the page's cost (about 0.6 ms a row, the whole page's git
 floor every 8 rows). The markup is the `_commit_list.html` structure, every value escaped by
-`format_html`. A commit's own part (subject, body, actor, tools, files) never changes and is
-kept per commit id; what depends on the page and the clock is added per request.
+`format_html`.
 """
 
 from __future__ import annotations
-
-from collections import OrderedDict
-from threading import Lock
 
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
@@ -24,9 +20,6 @@ from .rows import MAX_WRITES_PER_ROW, ActorView, CommitRow
 STATUS_TITLE = {"A": "added", "D": "deleted", "R": "renamed"}
 PATH_BADGE = {"A": ('badge-ok', "created"), "D": ("badge-danger", "deleted"),
               "R": ("", "renamed")}
-_KEEP = 4096
-_parts: OrderedDict[tuple[str, bool], tuple[SafeString, SafeString, SafeString]] = OrderedDict()
-_lock = Lock()
 
 
 def actor_badge(a: ActorView) -> SafeString:
@@ -63,11 +56,6 @@ def writes_list(writes: list[Write], limit: int | None = None, more_href: str = 
 
 def _fixed(row: CommitRow, with_files: bool) -> tuple[SafeString, SafeString, SafeString]:
     """(body, badges, files) of a commit: the same on every page and at any time."""
-    key = (row.info.sha, with_files)
-    with _lock:
-        hit = _parts.get(key)
-    if hit is not None:
-        return hit
     info, a = row.info, row.actor
     body = format_html('<details class="commit-body"><summary>More</summary><pre>{}</pre>'
                        "</details>", info.body) if info.body else mark_safe("")
@@ -89,12 +77,7 @@ def _fixed(row: CommitRow, with_files: bool) -> tuple[SafeString, SafeString, Sa
                                  row.commit_href, row.files_more,
                                  "" if row.files_more == 1 else "s")
         files = format_html('\n<ul class="commit-files">{}</ul>', items)
-    parts = (body, badges, files)
-    with _lock:
-        _parts[key] = parts
-        if len(_parts) > _KEEP:
-            _parts.popitem(last=False)
-    return parts
+    return body, badges, files
 
 
 def commit_item(row: CommitRow, *, path: str | None, compare_pick: bool, can_curate: bool,

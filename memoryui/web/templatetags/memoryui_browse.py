@@ -51,7 +51,7 @@ def sidebar(context: template.Context, path: str | None = None,
 @register.simple_tag(takes_context=True)
 def sidebar_tree(context: template.Context) -> str:
     """web/_sidebar.html's markup: the hierarchy as `hierarchy.sidebar()` put it in the
-    context, marked for the page's URL name (rendered once per listing and place)."""
+    context, marked for the page's URL name."""
     request = context.get("request")
     match = getattr(request, "resolver_match", None)
     return hierarchy.sidebar_html(context["sidebar"], getattr(match, "url_name", None))
@@ -156,7 +156,7 @@ def _scope_row(r: object, kinds: frozenset, review_url: str) -> str:
     s = r.node
     cells = [format_html('<th scope="row"><a href="{}">{}</a></th>', scope_url(s.name),
                          s.name)]
-    # A first look (snapshot.first_look) has not counted the scope yet: every cell says so.
+    # While the catalogue is first filled a scope is not counted yet: every cell says so.
     dots = mark_safe('<td class="muted" title="not counted yet">…</td>') \
         if s.files is None else None
     if "memory" in kinds:

@@ -1,47 +1,60 @@
-"""The overview's hierarchy is patched with what changed, never rebuilt per write, and the
-patched one always equals a full build: counts, sizes, last changes, order."""
+"""The overview, the sidebar and scope pages are queries over the file catalogue: each write,
+outside edit and commit made by hand shows at the next request, and what a catalogue kept
+by changes shows equals what one filled afresh shows."""
 
 from __future__ import annotations
 
-import importlib
 import os
 import subprocess
+from pathlib import Path
 
+from memoryui.search.catalogue import Catalogue
+from memoryui.search.catalogue_db import SqliteCatalogueDb
 from memoryui.store import Actor, Store
+from memoryui.web.hierarchy import build, scope_node, shared
 from memoryui.web.hierarchy.model import Hierarchy
-
-# The package re-exports the function `build`; the module itself is needed here.
-build_mod = importlib.import_module("memoryui.web.hierarchy.build")
 
 BOT = Actor.agent("ops-bot")
 
 
 def summary(h: Hierarchy) -> dict:
     def items(lst):
-        return [(i.path, i.size, (i.last_raw or {}).get("sha") if i.last_raw else None)
-                for i in lst]
+        return [(i.path, i.size, i.last_raw["sha"] if i.last_raw else None) for i in lst]
+
+    def item(i):
+        return (i.path, i.size) if i else None
+
     return {
         "files": h.files, "size": h.size,
         "last": h.last_raw["sha"] if h.last_raw else None,
         "world": items(h.world), "skills": items(h.skills), "other": items(h.other),
-        "directives": items(h.directives),
-        "global": h.global_memory.path if h.global_memory else None,
+        "directives": items(h.directives), "global": item(h.global_memory),
         "scopes": {name: (n.files, n.size, n.last_raw["sha"] if n.last_raw else None,
-                          n.memory.path if n.memory else None, items(n.daily), items(n.notes))
+                          item(n.memory), item(n.newest_daily), n.daily_count, n.note_count)
                    for name, n in h.scopes.items()},
     }
 
 
-def test_patched_hierarchy_equals_a_full_build_through_many_changes(store: Store,
-                                                                    monkeypatch) -> None:
-    rebuilds = []
-    real = build_mod._rebuild
-    monkeypatch.setattr(build_mod, "_rebuild", lambda *a: rebuilds.append(1) or real(*a))
+def afresh(store: Store, tmp_path: Path) -> dict:
+    """The overview from a catalogue filled from scratch."""
+    kept = store.catalogue  # type: ignore[attr-defined]
+    fresh = Catalogue(SqliteCatalogueDb(tmp_path / f"fresh-{len(os.listdir(tmp_path))}.sqlite3"))
+    fresh.attach(store)
+    fresh.ensure(background=False)
+    try:
+        return summary(build(store))
+    finally:
+        store.listeners.remove(fresh.changed)
+        store.catalogue = kept  # type: ignore[attr-defined]
+        fresh.close()
+
+
+def test_the_kept_catalogue_equals_a_fresh_one_through_many_changes(store: Store,
+                                                                    tmp_path: Path) -> None:
     store.write("agents/ops-bot/memory/MEMORY.md", "# M\n", actor=BOT, tool="reflect")
     store.write("memory/world/b.md", "# B\n", actor=Actor.user("alice"), tool="ui")
-    first = build_mod.build(store)
-    assert len(rebuilds) == 1
-
+    first = summary(build(store))
+    assert first["files"] == 2
     steps = [
         lambda: store.write("memory/world/a.md", "# A first\n", actor=BOT, tool="ui"),
         lambda: store.write("agents/ops-bot/memory/daily/2026-11-02.md", "- x\n", actor=BOT,
@@ -57,51 +70,34 @@ def test_patched_hierarchy_equals_a_full_build_through_many_changes(store: Store
         lambda: store.delete("agents/new-bot/memory/MEMORY.md", actor=BOT, tool="ui"),
         lambda: store.delete("agents/ops-bot/memory/MEMORY.md", actor=BOT, tool="ui"),
     ]
-    prev = first
     for step in steps:
         step()
-        patched = build_mod.build(store)
-        assert patched is not prev  # a copy: pages rendering the old one never see it move
-        prev = patched
-        assert summary(patched) == summary(real(store))
-    assert len(rebuilds) == 1  # never rebuilt in full along the way
-    assert summary(first)["files"] == 2  # the first hierarchy is untouched (copy-on-write)
-    assert "new-bot" not in prev.scopes  # its folder is gone: so is the scope
+        assert summary(build(store)) == afresh(store, tmp_path)
+    last = build(store)
+    assert "new-bot" not in last.scopes  # its folder is gone: so is the scope
+    assert last.scopes["ops-bot"].newest_daily.name == "2026-11-02"
 
 
 def test_native_edits_and_hand_commits_reach_the_overview(store: Store) -> None:
     store.write("agents/ops-bot/memory/MEMORY.md", "# M\n", actor=BOT, tool="reflect")
-    build_mod.build(store)
+    build(store)
     (store.root / "memory/world").mkdir(parents=True)
     (store.root / "memory/world/native.md").write_text("# Native\n")
     env = {**os.environ, "GIT_AUTHOR_NAME": "Hand", "GIT_AUTHOR_EMAIL": "h@example.org",
            "GIT_COMMITTER_NAME": "Hand", "GIT_COMMITTER_EMAIL": "h@example.org"}
     subprocess.run(["git", "add", "-A"], cwd=store.root, check=True, env=env)
     subprocess.run(["git", "commit", "-qm", "by hand"], cwd=store.root, check=True, env=env)
-    h = build_mod.build(store)
+    h = build(store)
     assert [i.path for i in h.world] == ["memory/world/native.md"]
     assert h.world[0].last.subject == "by hand"
     assert h.notice == ""
 
 
-def test_the_sidebar_lists_shared_folders_again_only_after_a_change_there(store: Store
-                                                                          ) -> None:
-    """Every page's sidebar: an agent's daily write reuses the listing, a change to a
-    world topic, a new scope or a deletion shows at once; a first page after a start never
-    waits for the whole tree to be listed (that happens in the background)."""
-    from memoryui.web.hierarchy.folders import shared
-
+def test_the_sidebar_shows_each_change_to_the_shared_files_and_scopes(store: Store) -> None:
     store.write("agents/ops-bot/memory/MEMORY.md", "# M\n", actor=BOT, tool="reflect")
-    assert shared(store).scope_names == ["ops-bot"]  # before any listing: read from the folders
-    # listed in the background for the next pages
-    assert store.tree_model.wait_for(lambda: store.tree_model.listed, 60)
-    first = shared(store)
-    store.append("agents/ops-bot/memory/daily/2026-01-05.md", "## 09:00\nnote\n", actor=BOT,
-                 tool="remember")
-    assert shared(store) is first  # nothing the sidebar shows changed
+    assert shared(store).scope_names == ["ops-bot"]
     store.write("memory/world/people.md", "# People\n", actor=BOT, tool="world")
-    after = shared(store)
-    assert [i.path for i in after.world] == ["memory/world/people.md"]
+    assert [i.path for i in shared(store).world] == ["memory/world/people.md"]
     store.write("agents/new-bot/memory/MEMORY.md", "# N\n", actor=Actor.agent("new-bot"),
                 tool="reflect")
     assert "new-bot" in shared(store).scope_names
@@ -109,23 +105,14 @@ def test_the_sidebar_lists_shared_folders_again_only_after_a_change_there(store:
     assert shared(store).world == []
 
 
-def test_a_scope_is_listed_again_only_after_a_change_below_its_folder(store: Store) -> None:
-    """Scope pages and the sidebar's open scope: a write elsewhere reuses the listing; a
-    write, an outside edit, a deletion or a last change read later in the scope shows."""
-    from memoryui.web.hierarchy.folders import scope_node
-
+def test_a_scope_shows_each_write_outside_edit_and_deletion(store: Store) -> None:
     store.write("agents/ops-bot/memory/MEMORY.md", "# M\n", actor=BOT, tool="reflect")
-    store.tree()
-    first = scope_node(store, "ops-bot")
-    assert [i.path for i in first.daily] == []
-    store.write("agents/other-bot/memory/MEMORY.md", "# O\n", actor=Actor.agent("other-bot"),
-                tool="reflect")
-    assert scope_node(store, "ops-bot") is first  # another scope's change
+    assert [i.path for i in scope_node(store, "ops-bot").daily] == []
     daily = "agents/ops-bot/memory/daily/2026-01-05.md"
     store.append(daily, "## 09:00\nnote\n", actor=BOT, tool="remember")
     assert [i.path for i in scope_node(store, "ops-bot").daily] == [daily]
     (store.root / "agents/ops-bot/memory/MEMORY.md").write_text("# M\n\nedited outside\n")
-    store.tree_model.touch("agents/ops-bot/memory/MEMORY.md")  # as the watcher reports it
+    Catalogue.of(store).scan()  # what a page's throttled scan does in the background
     node = scope_node(store, "ops-bot")
     assert node.memory.size == len("# M\n\nedited outside\n")
     store.delete(daily, actor=Actor.user("alice"), tool="delete")

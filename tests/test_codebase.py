@@ -14,19 +14,9 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "memoryui"
 MAX_LINES = 400
-
-# Modules other work is splitting right now: their length and any circle through them are
-# expected to fail until that work lands. Empty it then.
-BEING_SPLIT = frozenset({
-    "memoryui.store.tree",
-    "memoryui.web.hierarchy.model",
-})
-
 
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
@@ -157,27 +147,11 @@ def test_the_graph_sees_what_it_must() -> None:
 
 
 def test_no_module_is_over_400_lines() -> None:
-    offenders = {name: n for name, n in _long_modules().items() if name not in BEING_SPLIT}
-    assert offenders == {}, "modules over 400 lines:\n" + "\n".join(
-        f"{name}: {n} lines" for name, n in sorted(offenders.items()))
-
-
-@pytest.mark.xfail(strict=False, reason="these modules are being split in parallel work")
-def test_the_modules_being_split_are_at_most_400_lines() -> None:
-    offenders = {name: n for name, n in _long_modules().items() if name in BEING_SPLIT}
+    offenders = _long_modules()
     assert offenders == {}, "modules over 400 lines:\n" + "\n".join(
         f"{name}: {n} lines" for name, n in sorted(offenders.items()))
 
 
 def test_no_import_circle() -> None:
-    # a circle through a module being split is the next test's; any other one is here
-    graph = {name: imports - BEING_SPLIT for name, imports in import_graph().items()
-             if name not in BEING_SPLIT}
-    circles = find_cycles(graph)
-    assert circles == [], "import circles:\n" + "\n".join(" -> ".join(c) for c in circles)
-
-
-@pytest.mark.xfail(strict=False, reason="these modules are being split in parallel work")
-def test_no_import_circle_through_the_modules_being_split() -> None:
-    circles = [c for c in find_cycles(import_graph()) if set(c) & BEING_SPLIT]
+    circles = find_cycles(import_graph())
     assert circles == [], "import circles:\n" + "\n".join(" -> ".join(c) for c in circles)

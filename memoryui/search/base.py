@@ -54,7 +54,7 @@ class IndexBase(Updater):
         """Close this thread's connection (backends keep one per thread in `_local`)."""
         local = getattr(self, "_local", None)
         conn = getattr(local, "conn", None)
-        if conn is not None:
+        if local is not None and conn is not None:
             conn.close()
             local.conn = None
         self.catalogue.close()

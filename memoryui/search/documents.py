@@ -29,6 +29,8 @@ from .catalogue import Catalogue
 from .snippets import MARK_END, MARK_START
 
 if TYPE_CHECKING:
+    import pygit2
+
     from memoryui.store import Store
 
 log = logging.getLogger("memoryui.search")
@@ -103,7 +105,8 @@ class DocReader:
     def __init__(self, store: Store, *, bulk: bool = False) -> None:
         self.store = store
         self.bulk = bulk
-        self._tree: object = _UNSET
+        self._tree: pygit2.Tree | None = None
+        self._tree_read = False
         self._blobs: dict[str, str] | None = None
         self._catalogue: object = _UNSET
         self._times: Mapping[str, int] | None = None  # bulk: every file's commit time
@@ -157,8 +160,8 @@ class DocReader:
             if self._blobs is None:
                 self._blobs = head_blobs(self.store)
             return self._blobs.get(path)
-        if self._tree is _UNSET:
-            self._tree = self.store.git.head_tree()
+        if not self._tree_read:
+            self._tree, self._tree_read = self.store.git.head_tree(), True
         return self.store.git.blob_at(self._tree, path)
 
     def _doc(self, path: str, data: bytes, when: float, size: int, mtime_ns: int) -> Doc:

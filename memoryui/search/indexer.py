@@ -16,7 +16,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from memoryui.store.threadnames import named
@@ -96,7 +96,7 @@ class Indexer:
         when = time.time() if recency is None else recency
         return self._index_at({p: when for p in paths}, store)
 
-    def _index_at(self, changed: dict[str, float | None], store: Store | None = None,
+    def _index_at(self, changed: Mapping[str, float | None], store: Store | None = None,
                   exact: set[str] | frozenset[str] = frozenset(), fresh: bool = False,
                   sizes: dict[str, int] | None = None) -> int:
         """Index these files as they are now. `fresh`: skip a file whose size and stamp the

@@ -253,7 +253,8 @@ class SearchIndex(IndexBase):
         return self._conn().execute("SELECT path, size, mtime_ns FROM files")
 
     def _stamps(self, paths: Sequence[str]) -> dict[str, tuple[int, int]]:
-        out, conn = {}, self._conn()
+        out: dict[str, tuple[int, int]] = {}
+        conn = self._conn()
         for i in range(0, len(paths), 500):  # SQLite's bound-parameter limit
             chunk = paths[i:i + 500]
             out.update((p, (s, m)) for p, s, m in conn.execute(

@@ -133,7 +133,7 @@ class Updater(Indexer):
                         self._queue[p] = changed.pop(p)
                 exact = self._exact & changed.keys()
                 self._exact &= self._queue.keys()
-                if leave:
+                if leave and self.store is not None:
                     self.store.host_indexes.difference_update(leave - self._queue.keys())
             if not changed:
                 return 0

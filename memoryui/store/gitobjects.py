@@ -33,6 +33,16 @@ pygit2.settings.mwindow_size = PACK_WINDOW_MB << 20
 pygit2.settings.mwindow_mapped_limit = PACK_WINDOWS_MB << 20
 
 
+def tree_entry(tree: pygit2.Tree | None, path: str) -> pygit2.Object | None:
+    """What stands at `path` in `tree` (a blob, a tree, a submodule), or None."""
+    if tree is None:
+        return None
+    try:
+        return tree[path]
+    except KeyError:
+        return None
+
+
 class GitObjects:
     """Objects and refs of the workspace repository, shared by one process's threads."""
 
@@ -89,13 +99,8 @@ class GitObjects:
         return self.repo[tip].peel(pygit2.Tree) if tip else None
 
     def blob_at(self, tree: pygit2.Tree | None, path: str) -> str | None:
-        if tree is None:
-            return None
-        try:
-            entry = tree[path]
-        except KeyError:
-            return None
-        return str(entry.id) if entry.type_str == "blob" else None
+        entry = tree_entry(tree, path)
+        return str(entry.id) if entry is not None and entry.type_str == "blob" else None
 
     def create_blob(self, data: bytes) -> str:
         with disk_errors(self.git_dir, len(data)):

@@ -18,6 +18,7 @@ from pathlib import Path
 import pygit2
 
 from ..gitcli import run_git
+from ..gitobjects import tree_entry
 from ..layout import Kind, Layout
 from ..merge import merge3
 from ..records import apply_changes
@@ -71,13 +72,8 @@ def flat_changes(repo: pygit2.Repository, a: pygit2.Tree | None,
 
 
 def item_at(tree: pygit2.Tree | None, path: str) -> Item | None:
-    if tree is None:
-        return None
-    try:
-        entry = tree[path]
-    except KeyError:
-        return None
-    if entry.type_str == "tree":
+    entry = tree_entry(tree, path)
+    if entry is None or entry.type_str == "tree":
         return None
     return (str(entry.id), int(entry.filemode))
 

@@ -15,15 +15,11 @@ from memoryui.store.budgets import Budget, count_lines
 from memoryui.store.layout import KIND_LABELS, Address, Layout
 
 
-@dataclass(frozen=True)
-class Change:
-    """The last commit that touched a file, as the UI shows it."""
+class Stamped:
+    """A commit's id and time as pages show them: the short id, the aware datetime."""
 
     sha: str
-    author: str
-    actor: str  # "agent:ops-bot" | "user:alice" | "git:Name"
     time: int
-    subject: str
 
     @property
     def short(self) -> str:
@@ -32,6 +28,17 @@ class Change:
     @property
     def when(self) -> dt.datetime:
         return dt.datetime.fromtimestamp(self.time, tz=dt.UTC)
+
+
+@dataclass(frozen=True)
+class Change(Stamped):
+    """The last commit that touched a file, as the UI shows it."""
+
+    sha: str
+    author: str
+    actor: str  # "agent:ops-bot" | "user:alice" | "git:Name"
+    time: int
+    subject: str
 
     @property
     def actor_kind(self) -> str:

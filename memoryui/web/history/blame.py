@@ -6,7 +6,6 @@ of the file at its commit's parent ("blame before this change"), at the matching
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -21,6 +20,7 @@ from memoryui.store import NotFound, Store
 from memoryui.store.blame import BlameLine, lines_before
 from memoryui.web.browse.views import too_large_note
 from memoryui.web.common import render_page, web_errors
+from memoryui.web.hierarchy.model import Stamped
 from memoryui.web.links import file_url, link
 from memoryui.workspace import get_store
 
@@ -29,7 +29,7 @@ from .rows import ActorView, checked_path
 
 
 @dataclass
-class BlameBlock:
+class BlameBlock(Stamped):
     sha: str
     actor: ActorView
     time: int
@@ -38,14 +38,6 @@ class BlameBlock:
     lines: list[BlameLine]
     before_href: str = ""  # the blame at this commit's parent, at the matching line
     before_note: str = ""  # why there is no such link (the commit added the file)
-
-    @property
-    def short(self) -> str:
-        return self.sha[:8]
-
-    @property
-    def when(self) -> dt.datetime:
-        return dt.datetime.fromtimestamp(self.time, tz=dt.UTC)
 
     @property
     def uncommitted(self) -> bool:

@@ -31,6 +31,35 @@ _SCOPES = """scope {text} PRIMARY KEY, files {int} NOT NULL, size {int} NOT NULL
     subject {text} NOT NULL"""
 
 
+def sqlite_connection(local: threading.local, path: Path) -> sqlite3.Connection:
+    """This thread's connection to the SQLite file at `path`, made again in a forked child."""
+    conn: sqlite3.Connection | None = getattr(local, "conn", None)
+    if conn is None or getattr(local, "pid", None) != os.getpid():
+        conn = sqlite3.connect(path, timeout=15.0, isolation_level=None,
+                               check_same_thread=False)
+        conn.execute("PRAGMA busy_timeout=15000")
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        # 2 MB a connection: there is one per thread, and a worker's 16 pool threads each
+        # get one as they serve searches; the pages are in the OS's cache anyway
+        conn.execute("PRAGMA cache_size=-2000")
+        local.conn, local.pid = conn, os.getpid()
+    return conn
+
+
+def sqlite_transaction(conn: sqlite3.Connection,
+                       fn: Callable[[sqlite3.Connection], object]) -> object:
+    """`fn` in one write transaction: one writer at a time, across processes."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        out = fn(conn)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return out
+
+
 class Cursor(Protocol):
     def execute(self, sql: str, params: Sequence[Any] = ...) -> Any: ...
 
@@ -86,30 +115,13 @@ class SqliteCatalogueDb(CatalogueDb):
         self.write(create)
 
     def _conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None or getattr(self._local, "pid", None) != os.getpid():
-            conn = sqlite3.connect(self.path, timeout=15.0, isolation_level=None,
-                                   check_same_thread=False)
-            conn.execute("PRAGMA busy_timeout=15000")
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA cache_size=-2000")  # 2 MB a thread (as the index's)
-            self._local.conn, self._local.pid = conn, os.getpid()
-        return conn
+        return sqlite_connection(self._local, self.path)
 
     def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
         return self._conn().execute(sql, params).fetchall()
 
     def write(self, fn: Callable[[Cursor], object]) -> object:
-        conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")  # one writer at a time, across processes
-        try:
-            out = fn(conn)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        return out
+        return sqlite_transaction(self._conn(), fn)
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)

@@ -18,7 +18,7 @@ from memoryui.store import StoreError
 
 from .base import SCHEMA_VERSION, SNIPPET_TOKENS, TIE_BUCKETS_PER_DECADE, WEIGHTS, IndexBase, Row
 from .catalogue import Catalogue
-from .catalogue_db import SqliteCatalogueDb
+from .catalogue_db import SqliteCatalogueDb, sqlite_connection, sqlite_transaction
 from .documents import Doc
 from .filters import DATE_MAX, DATE_MIN, Filters, date_terms
 from .query import Node, QueryError, SearchUnavailable, Term, parse_tree
@@ -159,30 +159,10 @@ class SearchIndex(IndexBase):
 
     # -- connections ---------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None or getattr(self._local, "pid", None) != os.getpid():
-            conn = sqlite3.connect(self.path, timeout=15.0, isolation_level=None,
-                                   check_same_thread=False)
-            conn.execute("PRAGMA busy_timeout=15000")
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            # 2 MB a connection: one per thread, and a worker's 16 pool threads each got
-            # one as they served searches (16 of 32 MB each made a searched worker 100 MB
-            # larger, of 8 MB still 60 MB); the pages are in the OS's cache anyway
-            conn.execute("PRAGMA cache_size=-2000")
-            self._local.conn, self._local.pid = conn, os.getpid()
-        return conn
+        return sqlite_connection(self._local, self.path)
 
     def _transaction(self, fn: Callable[[sqlite3.Connection], object]) -> object:
-        conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            out = fn(conn)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        return out
+        return sqlite_transaction(self._conn(), fn)
 
     def _meta(self, key: str) -> str | None:
         row = self._conn().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

@@ -230,6 +230,13 @@ def _layout(key: str, title: str, scope_term: str, container: str,
     return cls()
 
 
+def _journal(folder: str) -> list[tuple[Kind, str]]:
+    """A scope's daily logs, notes and scratchpad below `folder`, then the shared skills:
+    Duragent and zerostack name them alike."""
+    return [(Kind.DAILY, folder + "/daily/{name}.md"), (Kind.NOTE, folder + "/notes/{name}.md"),
+            (Kind.SCRATCHPAD, folder + "/SCRATCHPAD.md"), (Kind.SKILL, "skills/{name}/SKILL.md")]
+
+
 _SKILL_BUDGET = Budget(max_lines=500, label="Agent Skills: body under 500 lines")
 
 DURAGENT = _layout(
@@ -238,10 +245,7 @@ DURAGENT = _layout(
         (Kind.WORLD, "memory/world/{name}.md"),
         (Kind.GLOBAL, "memory/MEMORY.md"),
         (Kind.MEMORY, "agents/{scope}/memory/MEMORY.md"),
-        (Kind.DAILY, "agents/{scope}/memory/daily/{name}.md"),
-        (Kind.NOTE, "agents/{scope}/memory/notes/{name}.md"),
-        (Kind.SCRATCHPAD, "agents/{scope}/memory/SCRATCHPAD.md"),
-        (Kind.SKILL, "skills/{name}/SKILL.md"),
+        *_journal("agents/{scope}/memory"),
         (Kind.DIRECTIVE, "directives/{name}.md"),
         (Kind.DIRECTIVE, "agents/{scope}/directives/{name}.md"),
     ],
@@ -274,10 +278,7 @@ ZEROSTACK = _layout(
     "zerostack", "zerostack", "project", "projects",
     [
         (Kind.GLOBAL, "MEMORY.md"),
-        (Kind.DAILY, "projects/{scope}/daily/{name}.md"),
-        (Kind.NOTE, "projects/{scope}/notes/{name}.md"),
-        (Kind.SCRATCHPAD, "projects/{scope}/SCRATCHPAD.md"),
-        (Kind.SKILL, "skills/{name}/SKILL.md"),
+        *_journal("projects/{scope}"),
     ],
     {Kind.GLOBAL: _ZS, Kind.DAILY: _ZS, Kind.NOTE: _ZS, Kind.SCRATCHPAD: _ZS,
      Kind.SKILL: _SKILL_BUDGET},

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from memoryui.store import ABSENT, Conflict, NotFound, StoreError, walk
+from memoryui.store import ABSENT, Conflict, NotFound, walk
 from memoryui.tools.anthropic_paths import Target, missing
 from memoryui.tools.registry import ToolContext, ToolError, tool
 
@@ -160,14 +160,12 @@ def create(ctx: ToolContext, args: dict) -> str:
     blocker = t.file_ancestor()
     if blocker:
         raise ToolError(f"Cannot create {t.path}: {blocker} is a file")
-    try:
-        ctx.store.write(t.ws, text, actor=ctx.actor, trailers=ctx.trailers, tool="memory",
-                        expect=ABSENT,
-                        message=_message(args, f"memory create: {t.ws}"))
-    except Conflict:
-        raise exists from None
-    except StoreError as exc:
-        raise ToolError(t.public(str(exc)), exc.code, exc.status) from None
+    with t.refusals():
+        try:
+            ctx.store.write(t.ws, text, expect=ABSENT,
+                            message=_message(args, f"memory create: {t.ws}"), **_by(ctx))
+        except Conflict:
+            raise exists from None
     return f"File created successfully at: {t.path}"
 
 
@@ -239,11 +237,13 @@ def insert(ctx: ToolContext, args: dict) -> str:
 
 
 def _update(t: Target, fn: Callable[[str | None], str], message: str) -> None:
-    try:
-        t.ctx.store.update(t.ws, fn, actor=t.ctx.actor, trailers=t.ctx.trailers, tool="memory",
-                           message=message)
-    except StoreError as exc:
-        raise ToolError(t.public(str(exc)), exc.code, exc.status) from None
+    with t.refusals():
+        t.ctx.store.update(t.ws, fn, message=message, **_by(t.ctx))
+
+
+def _by(ctx: ToolContext) -> dict[str, Any]:
+    """Who a commit of this tool is by: the agent's actor and trailers, and the tool."""
+    return {"actor": ctx.actor, "trailers": ctx.trailers, "tool": "memory"}
 
 
 def delete(ctx: ToolContext, args: dict) -> str:
@@ -252,20 +252,17 @@ def delete(ctx: ToolContext, args: dict) -> str:
         raise ToolError("Cannot delete the /memories directory itself")
     message = _message(args, f"memory delete: {t.ws}")
     gone = ToolError(f"The path {t.path} does not exist", "not_found", 404)
-    try:
-        if t.full.is_file():
-            ctx.store.delete(t.ws, actor=ctx.actor, trailers=ctx.trailers, tool="memory",
-                             message=message)
-        elif t.full.is_dir():
-            ctx.store.delete_tree(t.ws, actor=ctx.actor, trailers=ctx.trailers, tool="memory",
-                                  message=message)
-            _remove_empty_dirs(t.full)
-        else:
-            raise gone
-    except NotFound:
-        raise gone from None
-    except StoreError as exc:
-        raise ToolError(t.public(str(exc)), exc.code, exc.status) from None
+    with t.refusals():
+        try:
+            if t.full.is_file():
+                ctx.store.delete(t.ws, message=message, **_by(ctx))
+            elif t.full.is_dir():
+                ctx.store.delete_tree(t.ws, message=message, **_by(ctx))
+                _remove_empty_dirs(t.full)
+            else:
+                raise gone
+        except NotFound:
+            raise gone from None
     return f"Successfully deleted {t.path}"
 
 
@@ -296,27 +293,24 @@ def rename(ctx: ToolContext, args: dict) -> str:
     if blocker:
         raise ToolError(f"Cannot rename to {dst.path}: {blocker} is a file")
     message = _message(args, f"memory rename: {src.ws} -> {dst.ws}")
-    try:
-        if src.full.is_file():
-            ctx.store.rename(src.ws, dst.ws, actor=ctx.actor, trailers=ctx.trailers,
-                             tool="memory", message=message)
-        elif src.full.is_dir():
-            if ctx.store.list_files(src.ws):
-                ctx.store.rename_tree(src.ws, dst.ws, actor=ctx.actor, trailers=ctx.trailers,
-                                      tool="memory",
-                                      message=message)
-                _remove_empty_dirs(src.full)
-            else:  # nothing git tracks: move the empty folder itself
-                dst.full.parent.mkdir(parents=True, exist_ok=True)
-                os.rename(src.full, dst.full)
-        else:
-            raise ToolError(f"The path {src.path} does not exist", "not_found", 404)
-    except Conflict:
-        raise ToolError(f"The destination {dst.path} already exists", "conflict", 409) from None
-    except NotFound:
-        raise ToolError(f"The path {src.path} does not exist", "not_found", 404) from None
-    except StoreError as exc:
-        raise ToolError(src.public(str(exc)), exc.code, exc.status) from None
+    with src.refusals():
+        try:
+            if src.full.is_file():
+                ctx.store.rename(src.ws, dst.ws, message=message, **_by(ctx))
+            elif src.full.is_dir():
+                if ctx.store.list_files(src.ws):
+                    ctx.store.rename_tree(src.ws, dst.ws, message=message, **_by(ctx))
+                    _remove_empty_dirs(src.full)
+                else:  # nothing git tracks: move the empty folder itself
+                    dst.full.parent.mkdir(parents=True, exist_ok=True)
+                    os.rename(src.full, dst.full)
+            else:
+                raise ToolError(f"The path {src.path} does not exist", "not_found", 404)
+        except Conflict:
+            raise ToolError(f"The destination {dst.path} already exists", "conflict",
+                            409) from None
+        except NotFound:
+            raise ToolError(f"The path {src.path} does not exist", "not_found", 404) from None
     return f"Successfully renamed {src.path} to {dst.path}"
 
 

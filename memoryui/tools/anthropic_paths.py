@@ -5,6 +5,8 @@ scope's memory folder in the workspace layout; store messages shown with `/memor
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from memoryui.store import StoreError, names
 from memoryui.tools.registry import ToolContext, ToolError
@@ -43,10 +45,8 @@ class Target:
         self.parts = parts
         self.is_root = not parts
         self.ws = self.prefix + "/".join(parts) if parts else self.prefix.rstrip("/")
-        try:
+        with self.refusals():
             names.validate_relpath(self.ws)
-        except StoreError as exc:
-            raise ToolError(public(self.prefix, str(exc)), exc.code, exc.status) from None
         self._refuse_symlinks()
         self.full = ctx.store.root / self.ws
 
@@ -66,6 +66,14 @@ class Target:
 
     def public(self, text: str) -> str:
         return public(self.prefix, text)
+
+    @contextmanager
+    def refusals(self) -> Iterator[None]:
+        """A store error becomes the tool's error, its paths told as `/memories` paths."""
+        try:
+            yield
+        except StoreError as exc:
+            raise ToolError(self.public(str(exc)), exc.code, exc.status) from None
 
     def file_ancestor(self) -> str | None:
         """The first ancestor that is a file (so nothing can be created below it)."""

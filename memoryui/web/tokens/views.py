@@ -15,28 +15,20 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from memoryui.models import Token
 from memoryui.roles import ADMIN, require_role
-from memoryui.store import StoreError, names
+from memoryui.store import names
+from memoryui.web.common import StoreRuleField
 
 
 class TokenForm(forms.Form):
-    scope = forms.CharField(required=False, max_length=64,
-                            help_text="The agent, DAG, project or workspace the token acts for. "
-                                      "Leave empty for an admin token.")
+    scope = StoreRuleField(names.validate_scope, max_length=64,
+                           help_text="The agent, DAG, project or workspace the token acts for. "
+                                     "Leave empty for an admin token.")
     name = forms.CharField(required=False, max_length=100,
                            help_text="A label to recognise it by, e.g. the host it runs on.")
     world = forms.BooleanField(required=False, label="May write world knowledge")
     global_ = forms.BooleanField(required=False, label="May write the global memory")
     admin = forms.BooleanField(required=False, label="Admin token (any scope, Dagu, files "
                                                      "and history API)")
-
-    def clean_scope(self) -> str:
-        scope = self.cleaned_data["scope"].strip()
-        if scope:
-            try:
-                names.validate_scope(scope)
-            except StoreError as exc:
-                raise forms.ValidationError(str(exc)) from None
-        return scope
 
     def clean(self) -> dict:
         data = super().clean()

@@ -35,7 +35,7 @@ from typing import Protocol
 from memoryui.store import InvalidName, Kind
 from memoryui.store.names import sanitize_world_topic
 from memoryui.tools import anthropic
-from memoryui.tools.registry import ToolContext, ToolError, check_args, tool
+from memoryui.tools.registry import ToolContext, ToolError, check_args, object_schema, tool
 
 LAYOUTS = {"duragent"}
 DEFAULT_DAYS = 3
@@ -147,19 +147,30 @@ def _check_size(content: str) -> None:
 
 # -- the seed's four tools ----------------------------------------------------------
 
-def _schema(properties: dict, required: list[str]) -> dict:
-    return {"type": "object", "properties": properties, "required": required,
-            "additionalProperties": False}
+# The descriptions are Duragent's own, word for word.
+RECALL_HELP = (
+    "Load your memory context (world knowledge, your long-term memory, recent "
+    "experiences). Call it when starting a new session or when you need context "
+    "about the user, their projects, or prior conversations; do not call it on "
+    f"every message. `days` above {MAX_RECALL_DAYS} is clamped to {MAX_RECALL_DAYS}.")
+REMEMBER_HELP = (
+    "Record an experience or observation to today's daily log. Use it after learning "
+    "something important about the user or project.")
+REFLECT_HELP = (
+    "Read or update your long-term MEMORY.md. Call without content to read current "
+    "memory, then call again with content to write updates. Use it at the end of "
+    "substantial sessions to consolidate learnings: always read first, then write, "
+    "because the content replaces the whole file.")
+UPDATE_WORLD_HELP = (
+    "Write shared world knowledge for a topic (visible to all agents). Replaces "
+    "existing content for the topic. Use it when discovering facts relevant to all "
+    "agents.")
 
 
 @tool("recall", dialect="duragent", layouts=LAYOUTS, read_only=True, idempotent=True,
       title="Recall memory",
-      description=(
-          "Load your memory context (world knowledge, your long-term memory, recent "
-          "experiences). Call it when starting a new session or when you need context "
-          "about the user, their projects, or prior conversations; do not call it on "
-          f"every message. `days` above {MAX_RECALL_DAYS} is clamped to {MAX_RECALL_DAYS}."),
-      schema=_schema({"days": {
+      description=RECALL_HELP,
+      schema=object_schema({"days": {
           "type": "integer", "minimum": 0, "maximum": MAX_RECALL_DAYS, "default": DEFAULT_DAYS,
           "description": "How many days of daily logs to load (default: 3; 0: none)."
                          + _CLAMP_NOTE,
@@ -169,10 +180,8 @@ def recall_tool(ctx: ToolContext, args: dict) -> str:
 
 
 @tool("remember", dialect="duragent", layouts=LAYOUTS, title="Remember",
-      description=(
-          "Record an experience or observation to today's daily log. Use it after learning "
-          "something important about the user or project."),
-      schema=_schema({"content": {
+      description=REMEMBER_HELP,
+      schema=object_schema({"content": {
           "type": "string",
           "description": "What to remember (will be appended to today's daily file)",
       }}, ["content"]))
@@ -182,12 +191,8 @@ def remember_tool(ctx: ToolContext, args: dict) -> str:
 
 @tool("reflect", dialect="duragent", layouts=LAYOUTS, destructive=True, idempotent=True,
       title="Reflect on long-term memory",
-      description=(
-          "Read or update your long-term MEMORY.md. Call without content to read current "
-          "memory, then call again with content to write updates. Use it at the end of "
-          "substantial sessions to consolidate learnings: always read first, then write, "
-          "because the content replaces the whole file."),
-      schema=_schema({"content": {
+      description=REFLECT_HELP,
+      schema=object_schema({"content": {
           "type": "string",
           "description": "New content for MEMORY.md (replaces existing). Omit to read "
                          "current memory first.",
@@ -198,11 +203,8 @@ def reflect_tool(ctx: ToolContext, args: dict) -> str:
 
 @tool("update_world", dialect="duragent", layouts=LAYOUTS, destructive=True, idempotent=True,
       title="Update world knowledge",
-      description=(
-          "Write shared world knowledge for a topic (visible to all agents). Replaces "
-          "existing content for the topic. Use it when discovering facts relevant to all "
-          "agents."),
-      schema=_schema({
+      description=UPDATE_WORLD_HELP,
+      schema=object_schema({
           "topic": {"type": "string",
                     "description": "Topic file to update (e.g., 'people', 'systems', "
                                    "'preferences')"},
@@ -215,7 +217,7 @@ def update_world_tool(ctx: ToolContext, args: dict) -> str:
 
 # -- the current code's single action-based tool ----------------------------------------
 
-ACTION_SCHEMA = _schema({
+ACTION_SCHEMA = object_schema({
     "action": {"type": "string", "enum": list(ACTIONS), "description": "Action to perform"},
     "days": {"type": "integer", "minimum": 0, "maximum": MAX_RECALL_DAYS,
              "description": "(recall) How many days of daily logs to load (default: 3; 0: "
@@ -230,7 +232,7 @@ ACTION_SCHEMA = _schema({
 _ACTION_ERRORS = {"action": "Unknown action: '{value}'. Use: " + ", ".join(ACTIONS)}
 
 # What the layout lists: either form validates against it (see the module docstring).
-MEMORY_SCHEMA = _schema({**ACTION_SCHEMA["properties"], **anthropic.SCHEMA["properties"]}, [])
+MEMORY_SCHEMA = object_schema({**ACTION_SCHEMA["properties"], **anthropic.SCHEMA["properties"]}, [])
 MEMORY_SCHEMA["properties"]["command"] = {
     **anthropic.SCHEMA["properties"]["command"],
     "description": "Claude's memory tool (instead of `action`): "

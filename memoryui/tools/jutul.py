@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from memoryui.store import Kind
-from memoryui.tools.registry import ToolContext, ToolError, tool
+from memoryui.tools.registry import ToolContext, ToolError, object_schema, tool
 
 LAYOUTS = {"jutul"}
 MAX_CONTENT_BYTES = 256 * 1024
@@ -126,7 +126,7 @@ def remember(ctx: ToolContext, content: str, title: str, kind: str = DEFAULT_KIN
           "quirks or calling conventions, stable paths the user pointed at, and corrections "
           "(capture the rule *and why*). One fact per call. Do not store credentials or "
           "transient task state. Calling it again with the same title replaces that note."),
-      schema={"type": "object", "properties": {
+      schema=object_schema({
           "content": {"type": "string",
                       "description": "The fact, in a few sentences of Markdown. For a "
                                      "correction, include why it matters and how to apply "
@@ -138,6 +138,6 @@ def remember(ctx: ToolContext, content: str, title: str, kind: str = DEFAULT_KIN
           "kind": {"type": "string", "default": DEFAULT_KIND,
                    "description": "One of user, project, simulator, preference, reference. "
                                   "Defaults to project."},
-      }, "required": ["content", "title"], "additionalProperties": False})
+      }, ["content", "title"]))
 def remember_tool(ctx: ToolContext, args: dict) -> str:
     return remember(ctx, args["content"], args["title"], args.get("kind", DEFAULT_KIND))

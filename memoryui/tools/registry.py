@@ -184,6 +184,12 @@ def lone_surrogate(value: object, where: str = "") -> str | None:
     return None
 
 
+def object_schema(properties: dict, required: list[str]) -> dict:
+    """A tool's arguments as JSON Schema: these properties and no others."""
+    return {"type": "object", "properties": properties, "required": required,
+            "additionalProperties": False}
+
+
 def check_args(schema: dict, args: object, enum_errors: dict[str, str] | None = None) -> dict:
     """Validate arguments against the tool's schema: types, required keys, unknown keys."""
     if not isinstance(args, dict):

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from memoryui.store import Kind, NotFound
 from memoryui.store.budgets import cut, truncate_bytes
-from memoryui.tools.registry import ToolContext, ToolError, tool
+from memoryui.tools.registry import ToolContext, ToolError, object_schema, tool
 from memoryui.tools.zerostack_files import (
     daily_path,
     is_safe_daily_name,
@@ -37,7 +37,15 @@ from memoryui.tools.zerostack_files import (
     today,
     unknown_target,
 )
-from memoryui.tools.zerostack_help import QUERY_HELP, SOURCE_HELP, TARGET_HELP
+from memoryui.tools.zerostack_help import (
+    EDIT_HELP,
+    QUERY_HELP,
+    READ_HELP,
+    SEARCH_HELP,
+    SOURCE_HELP,
+    TARGET_HELP,
+    WRITE_HELP,
+)
 from memoryui.tools.zerostack_search import memory_search
 
 LAYOUTS = {"zerostack"}
@@ -193,26 +201,13 @@ def memory_edit(ctx: ToolContext, target: str, new_str: str, name: str | None = 
 
 # -- registration ------------------------------------------------------------------------
 
-def _schema(properties: dict, required: list[str]) -> dict:
-    return {"type": "object", "properties": properties, "required": required,
-            "additionalProperties": False}
-
-
 _TARGET = {"type": "string", "enum": list(TARGETS), "description": TARGET_HELP}
 
 
 @tool("memory_write", dialect="zerostack", layouts=LAYOUTS, destructive=True,
       title="Write memory",
-      description=(
-          "Persist durable memory to disk. target=long_term writes curated facts/preferences/"
-          "decisions to MEMORY.md (always loaded next session), one fact per line; long_term "
-          "appends are deduplicated (whitespace-insensitive) so a line already present is "
-          "skipped. target=scratchpad maintains a per-project checklist (use `- [ ]` items; "
-          "open ones are auto-injected, mode=overwrite to rewrite the list). target=daily "
-          "appends to today's running log. target=note saves reference material to "
-          "notes/<name>.md (find it later with memory_search, then read it in full with "
-          "memory_read). Prefer long_term for things that should always be remembered."),
-      schema=_schema({
+      description=WRITE_HELP,
+      schema=object_schema({
           "target": _TARGET,
           "content": {"type": "string", "description": "Markdown content to store (max 64KB; "
                                                        "longer is truncated with a warning)"},
@@ -227,11 +222,8 @@ def memory_write_tool(ctx: ToolContext, args: dict) -> str:
 
 @tool("memory_read", dialect="zerostack", layouts=LAYOUTS, read_only=True, idempotent=True,
       title="Read memory",
-      description=(
-          "Read a memory file: source=long_term (MEMORY.md), scratchpad, daily "
-          "(name=YYYY-MM-DD, omit for today), note (name=<stem>), or list (enumerate "
-          "everything)."),
-      schema=_schema({
+      description=READ_HELP,
+      schema=object_schema({
           "source": {"type": "string", "enum": list(SOURCES),
                      "description": SOURCE_HELP},
           "name": {"type": "string", "description": "note stem or YYYY-MM-DD"},
@@ -243,35 +235,16 @@ def memory_read_tool(ctx: ToolContext, args: dict) -> str:
 
 @tool("memory_search", dialect="zerostack", layouts=LAYOUTS, read_only=True, idempotent=True,
       title="Search memory",
-      description=(
-          "Case-insensitive keyword search across all memory files (long-term, notes, daily "
-          "logs, including older ones). Space-separated words are treated as separate terms; "
-          "a line matches if it contains ANY term, and files matching more distinct terms "
-          "rank higher. Matches are returned with surrounding context and the file path; to "
-          "read a relevant file in full, follow up with memory_read. Use to recall older "
-          "context that is not auto-injected. If a search returns 'No matches', try again "
-          "with synonyms, broader concepts, or shorter keywords."),
-      schema=_schema({"query": {"type": "string", "description": QUERY_HELP}}, ["query"]))
+      description=SEARCH_HELP,
+      schema=object_schema({"query": {"type": "string", "description": QUERY_HELP}}, ["query"]))
 def memory_search_tool(ctx: ToolContext, args: dict) -> str:
     return memory_search(ctx, args["query"])
 
 
 @tool("memory_edit", dialect="zerostack", layouts=LAYOUTS, destructive=True,
       title="Edit memory",
-      description=(
-          "Replace a unique substring in a memory file in place. target=long_term "
-          "(MEMORY.md), scratchpad, daily (a day's log; pass name=YYYY-MM-DD to edit an "
-          "earlier day, defaults to today), or note (name=<stem>). old_str must occur "
-          "EXACTLY once in the target file, matched literally (no fuzzy matching); if it "
-          "matches zero or multiple times the edit fails and nothing is written, so include "
-          "enough surrounding text to make it unique. The match is replaced with new_str "
-          "verbatim, with no newline cleanup: set new_str to an empty string to delete the "
-          "matched text, and include the trailing newline in old_str to delete a whole line. "
-          "Omit old_str entirely to delete a whole note file (requires target=note and "
-          "name=<stem>); omitting old_str for long_term/scratchpad/daily is rejected and "
-          "changes nothing. Use memory_write to append or overwrite; use this to surgically "
-          "fix or remove existing content."),
-      schema=_schema({
+      description=EDIT_HELP,
+      schema=object_schema({
           "target": _TARGET,
           "name": {"type": "string", "description": "note stem, required for note"},
           "old_str": {"type": "string",

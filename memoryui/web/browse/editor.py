@@ -34,7 +34,7 @@ from memoryui.web.secrets.views import flash_findings
 from memoryui.workspace import get_store
 
 from .forms import NAME_HELP, DeleteForm, EditForm, NewFileForm, PreviewForm
-from .views import missing, title_of, too_large_note
+from .views import existing_file, missing, title_of, too_large_note
 
 T = "web/browse/"
 MARKERS = ("The text still contains conflict markers (<<<<<<<, =======, >>>>>>>). "
@@ -170,11 +170,9 @@ def new_file(request: HttpRequest) -> HttpResponse:
 @require_role(ADMIN)
 @require_http_methods(["GET", "POST"])
 @web_errors
-def delete_file(request: HttpRequest, path: str) -> HttpResponse:
-    store = get_store()
-    text, version = store.read_versioned(path)
-    if text is None:
-        return missing(request, store, path)
+@existing_file
+def delete_file(request: HttpRequest, store: Store, path: str, text: str,
+                version: str | None) -> HttpResponse:
     addr = store.address_of(path)
     form = DeleteForm(request.POST or None, initial={"message": f"delete: {path}"})
     ctx: dict = {"path": path, "version": version, "text": text, "size": len(text.encode()),

@@ -6,6 +6,8 @@ in `editor.py`. Query strings are read by the forms in `forms.py`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
 from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponse
@@ -117,13 +119,29 @@ def scope(request: HttpRequest, scope: str) -> HttpResponse:
     return render(request, T + "scope.html", ctx)
 
 
+FileView = Callable[[HttpRequest, Store, str, str, str | None], HttpResponse]
+
+
+def existing_file(view: FileView) -> Callable[[HttpRequest, str], HttpResponse]:
+    """A page about a file that exists: `view(request, store, path, text, version)`; a file
+    that does not answers the missing page (with a way to create it)."""
+
+    @wraps(view)
+    def read(request: HttpRequest, path: str) -> HttpResponse:
+        store = get_store()
+        text, version = store.read_versioned(path)
+        if text is None:
+            return missing(request, store, path)
+        return view(request, store, path, text, version)
+
+    return read
+
+
 @require_role(VIEWER)
 @web_errors
-def file_page(request: HttpRequest, path: str) -> HttpResponse:
-    store = get_store()
-    text, version = store.read_versioned(path)
-    if text is None:
-        return missing(request, store, path)
+@existing_file
+def file_page(request: HttpRequest, store: Store, path: str, text: str,
+              version: str | None) -> HttpResponse:
     size = len(text.encode())
     item = hierarchy.item_for(store, path, size, hierarchy.last_change(store, path))
     lines = hierarchy.count_lines(text)

@@ -13,19 +13,17 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
-from django.views.decorators.http import require_GET
 
-from memoryui.roles import VIEWER, require_role
 from memoryui.store import NotFound, Store
 from memoryui.store.blame import BlameLine, lines_before
 from memoryui.web.browse.views import too_large_note
-from memoryui.web.common import render_page, web_errors
+from memoryui.web.common import render_page
 from memoryui.web.hierarchy.model import Stamped
 from memoryui.web.links import file_url, link
 from memoryui.workspace import get_store
 
 from .rowhtml import actor_badge, time_tag
-from .rows import ActorView, checked_path
+from .rows import ActorView, about_file
 
 
 @dataclass
@@ -116,11 +114,8 @@ def link_before(store: Store, blocks: list[BlameBlock]) -> None:
             b.before_href = f"{base}#L{n}"
 
 
-@require_GET
-@require_role(VIEWER)
-@web_errors
+@about_file
 def blame(request: HttpRequest, path: str) -> HttpResponse:
-    path = checked_path(path)
     store = get_store()
     raw_rev = request.GET.get("rev", "")
     rev = store.resolve_commit(raw_rev) if raw_rev else "HEAD"

@@ -24,7 +24,7 @@ from memoryui.web.links import file_url
 from memoryui.workspace import get_store
 
 from .forms import first_error
-from .rows import checked_path, commit_id, rows
+from .rows import about_file, commit_id, rows
 
 PICK_MESSAGE = "tick exactly two versions to compare"
 
@@ -88,12 +88,9 @@ def _render(request: HttpRequest, ctx: dict, path: str | None = None) -> HttpRes
                             ctx, sidebar=True, path=path)
 
 
-@require_GET
-@require_role(VIEWER)
-@web_errors
+@about_file
 def compare_file(request: HttpRequest, path: str) -> HttpResponse:
     """Two versions of one file (a rename shows when either name matches)."""
-    path = checked_path(path)
     query = _query(request)
     pair = _pair(request, reverse("compare_file", args=[path]))
     if isinstance(pair, HttpResponse):

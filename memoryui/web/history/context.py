@@ -18,12 +18,12 @@ from django.views.decorators.http import require_GET
 
 from memoryui.roles import VIEWER, require_role
 from memoryui.store import NotFound
-from memoryui.web.common import BadInput, cleaned, error_page, fragment_or_page, web_errors
+from memoryui.web.common import BadInput, cleaned, error_page, fragment_or_page
 from memoryui.web.diffsource import CHUNK, COOKIE, context_rows, make_gap, text_lines
 from memoryui.workspace import get_store
 
 from .forms import SHA_RE
-from .rows import checked_path, commit_id
+from .rows import about_file, commit_id
 
 MAX_LINE = 10_000_000
 COOKIE_AGE = 365 * 86_400
@@ -77,11 +77,8 @@ def _page(request: HttpRequest) -> tuple[QueryDict | None, str]:
     return QueryDict(current.query, mutable=True), current.path
 
 
-@require_GET
-@require_role(VIEWER)
-@web_errors
+@about_file
 def context(request: HttpRequest, path: str) -> HttpResponse:
-    path = checked_path(path)
     d = cleaned(ContextQuery(request.GET))
     store = get_store()
     rev = commit_id(store, d["rev"])

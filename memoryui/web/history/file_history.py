@@ -15,16 +15,13 @@ from memoryui.web.links import file_url
 from memoryui.workspace import get_store
 
 from .forms import WHO_ACTOR, ActivityForm, first_error
-from .rows import by_day, checked_path, page_number, pager, rows
+from .rows import about_file, by_day, page_number, pager, rows
 
 HISTORY_PAGE = 30
 
 
-@require_GET
-@require_role(VIEWER)
-@web_errors
+@about_file
 def file_history(request: HttpRequest, path: str) -> HttpResponse:
-    path = checked_path(path)
     store = get_store()
     page = page_number(request)
     actor = _actor_filter(request)

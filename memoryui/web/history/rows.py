@@ -8,17 +8,20 @@ up to 50 rows.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, wraps
 from urllib.parse import quote, urlencode
 
-from django.http import Http404, HttpRequest
+from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
+from django.views.decorators.http import require_GET
 
+from memoryui.roles import VIEWER, require_role
 from memoryui.store import Ambiguous, InvalidName, NotFound, Store, names
 from memoryui.store.commitinfo import CommitInfo
 from memoryui.store.writes import Write, writes_of
-from memoryui.web.common import BadInput
+from memoryui.web.common import BadInput, web_errors
 from memoryui.web.links import area_root, commit_url, file_url, history_url, link
 from memoryui.web.sync.marks import mark_via_remote
 
@@ -35,6 +38,20 @@ def checked_path(path: str) -> str:
         return names.validate_relpath(path)
     except InvalidName as exc:
         raise BadInput(str(exc)) from None
+
+
+PathView = Callable[[HttpRequest, str], HttpResponse]
+
+
+def about_file(view: PathView) -> PathView:
+    """A page about one workspace file, for viewers and read only: the view gets the path
+    checked (a bad one is a 400 page)."""
+
+    @wraps(view)
+    def checked(request: HttpRequest, path: str) -> HttpResponse:
+        return view(request, checked_path(path))
+
+    return require_GET(require_role(VIEWER)(web_errors(checked)))
 
 
 def commit_id(store: Store, rev: str) -> str:

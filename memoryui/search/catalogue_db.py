@@ -5,6 +5,8 @@ The SQLite catalogue has a file of its own because SQLite has one writer per fil
 write of a memory file updates its catalogue row before it is acknowledged, and must not
 wait behind the index's long transactions (a drain tokenizing a big log, a rebuild).
 SQL is written once with `?` placeholders; the Postgres side turns them into `%s`.
+A thread's SQLite connection and a write transaction are made here for both SQLite files
+(`sqlite_connection`, `sqlite_transaction`).
 """
 
 from __future__ import annotations

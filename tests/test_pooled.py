@@ -8,6 +8,7 @@ import asyncio
 import json
 import threading
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.conf import settings
@@ -41,7 +42,10 @@ def call(handler: PooledHandler, method: str, path: str, chunks: Iterable[bytes]
     async def send(message: dict) -> None:
         sent.append(message)
 
-    asyncio.run(handler(scope, receive, send))
+    # A thread of its own: an earlier test in this process (Playwright's sync API) may have
+    # left an event loop running in this one, and a server runs its loop where it likes.
+    with ThreadPoolExecutor(1) as runner:
+        runner.submit(asyncio.run, handler(scope, receive, send)).result()
     return sent
 
 

@@ -3,26 +3,17 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import time
-from pathlib import Path
 
 from memoryui.search import SearchIndex
 from memoryui.search.catalogue import Catalogue
 from memoryui.store import Actor, Kind, Store
 
-from .helpers import ALICE, BOT, daily, note
+from .helpers import ALICE, BOT, daily, git_as, note
 
 MEM = "agents/ops-bot/memory/MEMORY.md"
 WORLD = "memory/world/people.md"
 
-
-def _git(root: Path, *args: str, when: int | None = None) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "native", "GIT_AUTHOR_EMAIL": "n@example.org",
-           "GIT_COMMITTER_NAME": "native", "GIT_COMMITTER_EMAIL": "n@example.org"}
-    if when is not None:
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{when} +0000"
-    subprocess.run(["git", "-C", str(root), *args], check=True, env=env, capture_output=True)
 
 
 def test_a_write_is_in_the_catalogue_with_its_place_size_and_commit(store, index):
@@ -77,8 +68,8 @@ def test_commits_made_by_hand_and_outside_edits_reach_it(store, index):
     arrived = "agents/billing-agent/memory/notes/arrived.md"
     (store.root / arrived).parent.mkdir(parents=True)
     (store.root / arrived).write_text("from another instance\n")
-    _git(store.root, "add", arrived)
-    _git(store.root, "commit", "-q", "-m", "arrived", when=then)
+    git_as(store.root, "add", arrived)
+    git_as(store.root, "commit", "-q", "-m", "arrived", when=then)
     cat.current()  # a page: HEAD moved
     e = cat.entry(arrived)
     assert e.scope == "billing-agent" and e.last["time"] == then
@@ -90,7 +81,7 @@ def test_commits_made_by_hand_and_outside_edits_reach_it(store, index):
     assert set(cat.scan()) >= {arrived, "agents/ops-bot/memory/notes/native.md"}
     assert cat.entry("agents/ops-bot/memory/notes/native.md").last is None
     assert cat.entry(arrived).size == len("edited by hand, longer than before\n")
-    _git(store.root, "checkout", "--", arrived)  # the edit undone: found again
+    git_as(store.root, "checkout", "--", arrived)  # the edit undone: found again
     cat.scan()
     assert cat.entry(arrived).size == len("from another instance\n")
 
@@ -146,8 +137,8 @@ def test_a_restart_finds_the_catalogue_filled_and_takes_in_what_came_meanwhile(
     later = "agents/ops-bot/memory/notes/later.md"
     (store.root / later).parent.mkdir(parents=True)
     (store.root / later).write_text("committed while no server ran\n")
-    _git(store.root, "add", later)
-    _git(store.root, "commit", "-q", "-m", "by hand")
+    git_as(store.root, "add", later)
+    git_as(store.root, "commit", "-q", "-m", "by hand")
     again = SearchIndex(tmp_path / "kept.sqlite3", catch_up_interval=0, background=False)
     again.attach(store)
     cat = again.catalogue
@@ -179,7 +170,7 @@ def test_an_outside_edit_undone_is_found_by_any_process(store, index, tmp_path):
     (store.root / p).write_text("edited outside, longer\n")
     cat.scan()
     assert cat.entry(p).size == len("edited outside, longer\n")
-    _git(store.root, "checkout", "--", p)
+    git_as(store.root, "checkout", "--", p)
     other = Catalogue(index.catalogue.db)  # another worker on the same database
     other.store = store
     other.scan()

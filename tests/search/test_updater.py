@@ -7,14 +7,13 @@ import multiprocessing
 import os
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
 from memoryui.search import PostgresSearchIndex, SearchIndex, updater
 from memoryui.store import Actor, Store
 from memoryui.store.committerlock import CommitterLock
-from tests.search.helpers import ALICE, BOT, daily, note, paths
+from tests.search.helpers import ALICE, BOT, daily, git_as, note, paths
 
 DAY = 86400
 
@@ -279,21 +278,14 @@ def test_a_rebuild_on_a_large_workspace_seen_first_waits_for_commit_times(tmp_pa
     store.close()
 
 
-def _git(root: Path, *args: str, when: int | None = None) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "sync", "GIT_AUTHOR_EMAIL": "sync@example.org",
-           "GIT_COMMITTER_NAME": "sync", "GIT_COMMITTER_EMAIL": "sync@example.org"}
-    if when is not None:
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{when} +0000"
-    subprocess.run(["git", "-C", str(root), *args], check=True, env=env, capture_output=True)
-
 
 def test_a_commit_arriving_from_git_shows_its_own_date(store, index):
     note(store, "ops-bot", "first", "something\n")
     then = int(time.time()) - 9 * DAY
     p = "agents/ops-bot/memory/notes/arrived.md"
     (store.root / p).write_text("pangolin facts from another instance\n")
-    _git(store.root, "add", p)
-    _git(store.root, "commit", "-q", "-m", "arrived", when=then)
+    git_as(store.root, "add", p, who="sync")
+    git_as(store.root, "commit", "-q", "-m", "arrived", when=then, who="sync")
     store.notify([p])  # what a sync round does after integrating commits
     [hit] = index.search("pangolin").hits
     assert hit.recency == then
@@ -306,8 +298,8 @@ def test_many_files_arriving_at_once_show_their_commit_date(store, index):
     folder = store.root / "agents/ops-bot/memory/notes"
     for i in range(250):  # more than a catch-up looks up one by one
         (folder / f"bulk-{i:03d}.md").write_text(f"capybara census {i}\n")
-    _git(store.root, "add", "-A")
-    _git(store.root, "commit", "-q", "-m", "a pull", when=then)
+    git_as(store.root, "add", "-A", who="sync")
+    git_as(store.root, "commit", "-q", "-m", "a pull", when=then, who="sync")
     assert len(index.catch_up()) == 250
     res = index.search("capybara", limit=200)
     assert res.total == 250 and {h.recency for h in res.hits} == {then}

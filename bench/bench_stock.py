@@ -1,5 +1,5 @@
-"""memoryui under `manage.py serve` and under a stock uvicorn beside `manage.py committer`,
-the server on its own cores and the load generator on others.
+"""memoryui under `manage.py serve` and under stock uvicorn and granian, each beside
+`manage.py committer`, the server on its own cores and the load generator on others.
 
 For each stack, on a fresh empty workspace, with `WORKERS` workers:
 
@@ -51,7 +51,7 @@ N_REMEMBER = 4000
 HALF_SECONDS = 10.0
 IDLE_SECONDS = 30.0
 SETTLE_SECONDS = 15.0
-STACKS = ("serve", "uvicorn")
+STACKS = ("serve", "uvicorn", "granian")
 assert ENTRY_RE  # the entries `verify` counts are the ones `http_remember` sends
 
 
@@ -74,13 +74,18 @@ class Stack:
     def start(self) -> None:
         bind = ["127.0.0.1", str(self.server.port)]
         level = ["--log-level", "warning"]
-        if self.kind != "uvicorn":
+        if self.kind in ("serve", "baseline"):
             self._spawn("manage.py", "serve", "--no-migrate", "--workers", str(self.workers),
                         "--bind", ":".join(bind), *level)
-        else:
+        elif self.kind == "uvicorn":
             self._spawn("manage.py", "committer")
             self._spawn("-m", "uvicorn", "memoryui.asgi:application", "--host", bind[0],
                         "--port", bind[1], "--workers", str(self.workers), *level)
+        else:
+            self._spawn("manage.py", "committer")
+            self._spawn("-m", "granian", "--interface", "asgi", "--host", bind[0],
+                        "--port", bind[1], "--workers", str(self.workers),
+                        "--log-level", "warning", "memoryui.asgi:application")
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline:
             try:
@@ -96,6 +101,10 @@ class Stack:
         return sum(session_cpu(p.pid) for p in self.procs)
 
     def worker_rss(self) -> list[float]:
+        if self.kind == "granian":  # its workers are forks of the server process
+            server = self.procs[-1].pid
+            return sorted(mb for pid, mb in session_rss(server).items()
+                          if _parent(pid) == server)
         return sorted(mb for p in self.procs for pid, mb in session_rss(p.pid).items()
                       if is_worker(pid))
 
@@ -103,6 +112,13 @@ class Stack:
         for proc in reversed(self.procs):  # the server first, then its committer
             proc.send_signal(signal.SIGTERM)
             proc.wait(300)
+
+
+def _parent(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _spread(lat: list[float]) -> str:
@@ -169,10 +185,11 @@ def main() -> None:
                                           args.workers, print, args.baseline.resolve())
         for kind in args.stacks.split(","):
             figures[kind] = measure(kind, Path(tmp), args.server_cpus, args.workers, print)
-    for kind in figures.keys() - {"uvicorn"}:
-        if "uvicorn" in figures:
-            ratio = figures["uvicorn"]["remember"] / figures[kind]["remember"]
-            print(f"stock uvicorn remember / {kind} remember: {ratio:.2f}x")
+    for stock in ("uvicorn", "granian"):
+        for kind in figures.keys() - {"uvicorn", "granian"}:
+            if stock in figures:
+                ratio = figures[stock]["remember"] / figures[kind]["remember"]
+                print(f"stock {stock} remember / {kind} remember: {ratio:.2f}x")
 
 
 if __name__ == "__main__":

@@ -162,3 +162,38 @@ def test_killed_worker_and_committer_lose_nothing_and_commit_each_write_once(tmp
     fsck = subprocess.run(["git", "fsck", "--full", "--strict"], cwd=ws, capture_output=True,
                           text=True)
     assert fsck.returncode == 0, fsck.stdout + fsck.stderr
+
+
+def test_a_page_shows_a_write_the_committer_has_not_committed_yet(tmp_path):
+    """The worker that answers a write does no catalogue work (the committer re-states what
+    it commits); a page read before that commit still shows the write, from the journal."""
+    server = RealServer(tmp_path, env={"MEMORYUI_PASSWORD": "lead-password-1"})
+    server.migrate()
+    assert server.manage("user", "lead", "--role", "curator").returncode == 0
+    token = server.token("alpha")
+    stack = Stack(server, workers=1)
+    try:
+        stack.start_committer()
+        stack.start_uvicorn()
+        wait_for("the stack answers with a committer",
+                 lambda: stack.health().get("committer") == "ok", timeout=DEADLINE)
+        session = server.sign_in("lead", "lead-password-1")
+        assert server.request("GET", "/", headers={"Cookie": session})[0] == 200
+        assert stack.committer is not None
+        stack.committer.send_signal(signal.SIGSTOP)  # alive, holding its lock, not ticking
+        try:
+            status, body = server.call_tool(token, "alpha", "remember",
+                                            {"content": "A write the pages must show."})
+            assert status == 200, body
+            daily = re.search(r"agents/alpha/memory/daily/[0-9-]+\.md", body["result"])
+            assert daily is not None, body
+            status, page = server.request("GET", "/s/alpha/", headers={"Cookie": session})
+            assert status == 200 and daily.group(0).rsplit("/", 1)[1] in page.decode()
+        finally:
+            stack.committer.send_signal(signal.SIGCONT)
+        wait_for("the committer commits the write",
+                 lambda: "A write the pages must show." in subprocess.run(
+                     ["git", "log", "-p", "--format="], cwd=server.workspace,
+                     capture_output=True, text=True).stdout, timeout=DEADLINE)
+    finally:
+        stack.stop()

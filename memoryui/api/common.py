@@ -64,6 +64,11 @@ def _no_constants(name: str) -> object:
     raise ValueError(f"{name} is not valid JSON")
 
 
+# One decoder for every request (as `json.loads` keeps one for its defaults): making one
+# builds its scanner, a measurable part of a small tool call.
+_DECODER = json.JSONDecoder(parse_constant=_no_constants)
+
+
 def read_json(request: HttpRequest, *, empty: object = None) -> object:
     """The body parsed as JSON; an empty body gives `empty` (None: a 400)."""
     text = read_text(request)
@@ -72,7 +77,7 @@ def read_json(request: HttpRequest, *, empty: object = None) -> object:
             raise bad_request("the request body is empty; send a JSON object")
         return empty
     try:
-        value = json.loads(text, parse_constant=_no_constants)
+        value = _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         raise bad_request(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
                           ) from None

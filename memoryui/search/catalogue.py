@@ -5,8 +5,11 @@ It is the one read model of the pages (the overview, the sidebar, scope pages, t
 queue's daily logs and target names): each is a query over it, indexed by scope and kind.
 How it stays current (docs/architecture.md, "The read model"):
 
-- **Writes**: the store's listener re-states their paths before a write is acknowledged
-  (a write not yet committed keeps its previous commit until it is).
+- **Writes**: the committer process re-states the paths it commits. A write it has not
+  committed yet is taken in by the next page that reads (`current`: the journaled paths
+  whose rows differ from the disk), so a page never lags a write that was acknowledged,
+  and the request that writes does no catalogue work. A write the worker commits itself
+  (no committer runs, or a person's edit committed at once) is re-stated by the worker.
 - **Commits** (the committer's, a sync's, a `git pull`, by hand): when HEAD moved from the
   commit it follows (`head`), the paths of the new commits, with their last commit.
 - **Edits outside memoryui**: `scan` re-states what `git status` names, and what it named
@@ -18,11 +21,9 @@ How it stays current (docs/architecture.md, "The read model"):
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pygit2
@@ -32,7 +33,7 @@ from memoryui.store.locks import ProcessLock
 from memoryui.store.threadnames import named
 
 from .catalogue_db import CatalogueDb, Cursor, SqliteCatalogueDb
-from .catalogue_reads import _FIELDS, _LAST, CatalogueReads, Entry
+from .catalogue_reads import _FIELDS, _LAST, CatalogueReads, Entry, stat_entry
 
 __all__ = ["Catalogue", "Entry", "stat_entry"]
 
@@ -44,20 +45,6 @@ log = logging.getLogger("memoryui.search")
 FILL_AT_ONCE_BELOW = 5_000  # files; a smaller workspace is catalogued before a page answers
 SCAN_EVERY = 5.0  # seconds between `git status` scans for outside edits, across processes
 BATCH = 1_000  # rows a fill inserts at once
-
-
-def stat_entry(root: Path, path: str) -> walk.Entry | None:
-    """The walker's view of one path: a regular file with one name, reached without a
-    symbolic link and with no hidden name on the way; None otherwise."""
-    if not path or any(walk.hidden(part) for part in path.split("/")):
-        return None
-    try:
-        st = os.lstat(root / path)
-    except (OSError, ValueError):
-        return None
-    if not walk.single(st) or walk.link_in_path(root, path) is not None:
-        return None
-    return walk.Entry(path, st.st_size, st.st_mtime)
 
 
 class Catalogue(CatalogueReads):
@@ -129,12 +116,25 @@ class Catalogue(CatalogueReads):
     # -- keeping it current -----------------------------------------------------------------
     def changed(self, paths: Iterable[str], when: float | None = None) -> None:
         """The store's listener: these files changed; re-state them, then follow HEAD."""
+        store = self._store()
         if not self.filled:
-            if self._store().committer.hosting:
+            if store.committer.hosting:
                 self.ensure()  # the committer fills a workspace seen for the first time
             return  # the fill lists them
-        self._restat(list(paths))
-        self.follow()
+        # a write left to the committer (Store.host_indexes): its commit re-states it, and a
+        # page before that takes it in from the journal (`take_journaled`)
+        paths = [p for p in paths if p not in store.host_indexes]
+        if paths:
+            self._restat(paths)
+            self.follow()
+
+    def take_journaled(self) -> None:
+        """Re-state the journaled (not yet committed) paths whose rows differ from the
+        disk: a page reads every acknowledged write even before the committer commits it."""
+        store = self._store()
+        paths = sorted(store.git.journaled_paths())
+        if paths:
+            self._restat(self.differing(store.root, paths))
 
     def _restat(self, paths: list[str], last: Mapping[str, dict] | None = None) -> None:
         """Stat inside the write's transaction (writers take turns): the last writer always
@@ -363,6 +363,7 @@ class Catalogue(CatalogueReads):
         a fill started if none was made; whether the catalogue is filled."""
         if not self.ensure():
             return False
+        self.take_journaled()
         self.follow()
         self.maybe_scan()
         return True

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
+
+from memoryui.store import walk
 
 from .catalogue_db import CatalogueDb
 
@@ -28,6 +32,20 @@ class Entry:
         last = {"sha": sha, "author": author, "actor": actor, "time": int(when),
                 "subject": subject} if sha else None
         return cls(path, scope, kind, name, int(size), mtime_ns / 1e9, last)
+
+
+def stat_entry(root: Path, path: str) -> walk.Entry | None:
+    """The walker's view of one path: a regular file with one name, reached without a
+    symbolic link and with no hidden name on the way; None otherwise."""
+    if not path or any(walk.hidden(part) for part in path.split("/")):
+        return None
+    try:
+        st = os.lstat(root / path)
+    except (OSError, ValueError):
+        return None
+    if not walk.single(st) or walk.link_in_path(root, path) is not None:
+        return None
+    return walk.Entry(path, st.st_size, st.st_mtime)
 
 
 def _by_path(e: Entry) -> str:
@@ -104,3 +122,19 @@ class CatalogueReads:
 
     def count(self) -> int:
         return int(self.db.read(f"SELECT count(*) FROM {self._t}")[0][0])
+
+    def differing(self, root: Path, paths: list[str]) -> list[str]:
+        """Those of `paths` whose row (or its absence) does not match the disk now."""
+        rows: dict[str, tuple[int, int]] = {}
+        for i in range(0, len(paths), 500):
+            part = paths[i:i + 500]
+            marks = ", ".join("?" * len(part))
+            rows.update((p, (int(s), int(m))) for p, s, m in self.db.read(
+                f"SELECT path, size, mtime_ns FROM {self._t} WHERE path IN ({marks})",
+                tuple(part)))
+        out = []
+        for p in paths:
+            e = stat_entry(root, p)
+            if rows.get(p) != (None if e is None else (e.size, int(e.mtime * 1_000_000_000))):
+                out.append(p)
+        return out

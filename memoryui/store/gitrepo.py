@@ -105,6 +105,28 @@ class GitRepo(Staging, Housekeeping):
         except FileNotFoundError:
             return False
 
+    def journaled_paths(self) -> set[str]:
+        """The paths of writes journaled and not yet committed (the journal and the batches
+        a tick is committing): what a reader catching up with writes looks at."""
+        found: set[str] = set()
+        try:
+            with os.scandir(self.state_dir) as entries:
+                names = [e.name for e in entries if e.name == self.journal.name
+                         or (e.name.startswith("batch-") and e.name.endswith(".jsonl"))]
+        except FileNotFoundError:
+            return found
+        for name in names:
+            try:
+                data = (self.state_dir / name).read_bytes()
+            except FileNotFoundError:
+                continue  # committed meanwhile: HEAD has it
+            for line in data.splitlines():
+                try:
+                    found.add(Record.from_json(line).path)
+                except (ValueError, KeyError, TypeError):
+                    continue  # a torn last line: its write was never acknowledged
+        return found
+
     def empty_commit(self, actor: Actor, message: str, trailers: list[tuple[str, str]],
                      tool: str) -> str:
         """A commit that changes no file and carries a decision in its trailers (a review

@@ -273,16 +273,19 @@ def recorded(p: Proposal, created: bool, token: Token | None, store: Store) -> N
 
 
 def agent_store(store: Store, scope: str, token: Token | None) -> Store | AgentStore:
-    """The store as an agent acting for `scope` with `token` sees it: the store itself when
-    no policy of the workspace is `propose` or `read`, else an `AgentStore`."""
+    """The store as an agent acting for `scope` ("" for none) with `token` sees it: the
+    store itself when no policy of the workspace is `propose` or `read` and the token may
+    write, else an `AgentStore` (a read-only token: every path `read`)."""
     from memoryui.models import WritePolicy
 
+    if token is not None and token.read_only:
+        return AgentStore(store, scope, lambda _path: "read")
     if not WritePolicy.objects.exclude(policy="write").filter(
             Q(token=None) | Q(token=token)).exists():
         return store
 
     def policy(path: str) -> str:
-        return policy_for_path(store, path, scope, token)
+        return policy_for_path(store, path, scope or None, token)
 
     def on_proposed(p: Proposal, created: bool) -> None:
         recorded(p, created, token, store)

@@ -33,7 +33,10 @@ class WriteRefused(StoreError):
 
 
 class AgentStore:
-    """A `Store` seen by agent `scope`: its proposals read back, its writes proposed."""
+    """A `Store` seen by agent `scope`: its proposals read back, its writes proposed.
+
+    `scope` "" (an admin token acting for no scope): a file's proposals are its owning
+    scope's; a shared file cannot be proposed without a scope and its write is refused."""
 
     def __init__(self, store: Store, scope: str, policy: Callable[[str], str],
                  on_proposed: Callable[[Proposal, bool], None] | None = None) -> None:
@@ -46,17 +49,23 @@ class AgentStore:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)
 
+        self.last_proposal: Proposal | None = None  # the one the last write made or extended
+
     def policy_of(self, path: str) -> str:
         found = self._policies.get(path)
         if found is None:
             found = self._policies[path] = self.policy(path)
         return found
 
+    def proposer(self, path: str) -> str:
+        """The scope whose proposal a write of `path` is ("" when there is none)."""
+        return self.scope or self.store.layout.scope_of(path) or ""
+
     # -- reads -------------------------------------------------------------------------------
     def _own(self, path: str) -> tuple[Proposal, bytes | None] | None:
-        if self.policy_of(path) != PROPOSE:
+        if self.policy_of(path) != PROPOSE or not self.proposer(path):
             return None
-        return proposals.own_version(self.store, self.scope, path)
+        return proposals.own_version(self.store, self.proposer(path), path)
 
     def read_bytes(self, path: str) -> bytes | None:
         own = self._own(path)
@@ -78,6 +87,8 @@ class AgentStore:
     def _open_here(self, folder: str) -> list[tuple[Proposal, bytes | None]]:
         """The agent's open proposals (under its propose policy) for files in `folder`."""
         out = []
+        if not self.scope:
+            return []
         for p in proposals.list_proposals(self.store, "open", self.scope):
             in_folder = p.path == folder or p.path.startswith(folder + "/") if folder else True
             if in_folder and self.policy_of(p.path) == PROPOSE:
@@ -105,8 +116,12 @@ class AgentStore:
 
     # -- writes ------------------------------------------------------------------------------
     def _refuse(self, path: str) -> None:
-        if self.policy_of(path) == READ:
+        policy = self.policy_of(path)
+        if policy == READ:
             raise WriteRefused(f"{path} is read-only for this agent (write policy: read)")
+        if policy == PROPOSE and not self.proposer(path):
+            raise WriteRefused(f"changes to {path} are proposals: act for a scope (an admin "
+                               "token names it) to propose one")
 
     def update(self, path: str, fn: Callable[[str | None], object], *, actor: Actor,
                tool: str, message: str | None = None, expect: str | None = None,
@@ -125,9 +140,10 @@ class AgentStore:
         if new is not DELETE and not isinstance(new, str):
             raise TypeError("update functions return str, None or DELETE")
         text = None if new is DELETE else str(new)
-        p, created = proposals.propose(self.store, scope=self.scope, path=path, text=text,
-                                       actor=actor, tool=tool, trailers=trailers,
+        p, created = proposals.propose(self.store, scope=self.proposer(path), path=path,
+                                       text=text, actor=actor, tool=tool, trailers=trailers,
                                        message=message)
+        self.last_proposal = p
         if p is not None and self.on_proposed is not None:
             self.on_proposed(p, created)
         data = None if text is None else text.encode()

@@ -62,3 +62,5 @@ class SearchResults:
     offset: int = 0
     limit: int = 20
     seconds: float = 0.0
+    mode: str = "keyword"  # what ranked the hits: "hybrid" (keywords and meaning) or "keyword"
+    notice: str = ""  # why meaning did not help, when hybrid was asked for

@@ -9,18 +9,19 @@ comes first. Fusion reads ranks only, so BM25 / ts_rank scores and cosines, whic
 unrelated scales, never need calibrating against each other.
 
 The query language's filters (scope, kind, dates, what a token may read) apply to both
-rankings. Where meaning cannot help (no model, a query with no word the model knows, vectors
+rankings, and what it leaves out (`deploy NOT staging`) stays out of both. Where meaning cannot help (no model, a query with no word the model knows, vectors
 still being built), the result is the keyword ranking with a notice saying why.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .embeddings import embedder, unavailable_reason
-from .query import Node, term_texts
+from .query import Node, Term, term_texts
 from .results import Hit
 from .vectors import Passage, query_vector
 
@@ -32,6 +33,10 @@ log = logging.getLogger("memoryui.search")
 
 MODES = ("hybrid", "keyword")
 RRF_K = 60
+# Below this cosine a passage is not a match by meaning (WordLlama's static vectors put
+# unrelated sentences at -0.1..0.15 and paraphrases from about 0.25 up): a search for a typo
+# or a word the workspace lacks answers nothing rather than the least unrelated passages.
+MIN_SIMILARITY = 0.2
 PASSAGES_PER_HIT = 3  # passages asked for per place on the page (several may share a file)
 MIN_PASSAGES = 30
 EXCERPT_CHARS = 240  # a hit found by meaning alone shows its passage's head
@@ -49,6 +54,48 @@ class Fused:
     notice: str = ""
 
 
+def fuse(rankings: Sequence[Sequence[str]]) -> list[tuple[str, float]]:
+    """Reciprocal rank fusion of rankings of files (best first): (path, score), best first;
+    ties keep the order of the first ranking, then the next."""
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, path in enumerate(ranking, 1):
+            scores[path] = scores.get(path, 0.0) + 1.0 / (RRF_K + rank)
+    return sorted(scores.items(), key=lambda item: -item[1])
+
+
+def by_file(passages: Sequence[Passage]) -> dict[str, Passage]:
+    """Each file's best passage, in order of the passages (a file ranks by its best)."""
+    best: dict[str, Passage] = {}
+    for p in passages:
+        best.setdefault(p.path, p)
+    return best
+
+
+def files_by_meaning(index: IndexBase, text: str, k: int, *,
+                     visible_to: str | None = None) -> list[Passage]:
+    """The best passage of each of up to `k` files that match `text` by meaning, best first
+    ([] when meaning cannot help: the tools' side of `hybrid`, which reports why)."""
+    if _unavailable(index) or not text.strip():
+        return []
+    try:
+        found = index.nearest_among(text, max(MIN_PASSAGES, k * PASSAGES_PER_HIT),
+                                    visible_to=visible_to)
+    except Exception:  # noqa: BLE001 - meaning is an extra: keywords still answer
+        log.exception("search by meaning failed; answering with keywords")
+        return []
+    return list(by_file([p for p in found if p.score >= MIN_SIMILARITY]).values())[:k]
+
+
+def excluded(tree: Node) -> list[Node]:
+    """What a search leaves out (the right side of each NOT), outside other exclusions."""
+    if isinstance(tree, Term):
+        return []
+    if tree.op == "NOT":
+        return [*excluded(tree.left), tree.right]
+    return excluded(tree.left) + excluded(tree.right)
+
+
 def meaning_text(tree: Node) -> str:
     """The words a search looks for (not those it excludes), as a text to embed."""
     return " ".join(t.text for t in term_texts(tree))
@@ -64,7 +111,7 @@ def _meaning_hit(p: Passage, meta: tuple, score: float) -> Hit:
     title = [(p.heading, False)] if p.heading else []
     return Hit(p.path, scope or "", kind or "", date or "", score, float(recency), name=name,
                title_spans=title, snippet_spans=[(_excerpt(p.text), False)],
-               path_spans=[(p.path, False)], entry_id=p.entry_id)
+               path_spans=[(p.path, False)], entry_id=p.entry_id, by_meaning=True)
 
 
 def _in_dates(date: str, filters: Filters) -> bool:
@@ -99,36 +146,37 @@ def hybrid(index: IndexBase, tree: Node, query: str, filters: Filters, limit: in
                 notice = NO_WORDS
             else:
                 passages = index.nearest_among(
-                    text, max(MIN_PASSAGES, window * PASSAGES_PER_HIT), scopes=filters.scope or None,
-                    kinds=filters.kind or None, visible_to=filters.visible_to)
+                    text, max(MIN_PASSAGES, window * PASSAGES_PER_HIT),
+                    scopes=filters.scope or None, kinds=filters.kind or None,
+                    visible_to=filters.visible_to)
         except Exception as exc:  # noqa: BLE001 - meaning is an extra: keywords still answer
             log.exception("search by meaning failed; answering with keywords")
             notice = UNAVAILABLE.format(f"{type(exc).__name__}: {exc}")
     if notice:
         log.info("search %r answered by keywords only: %s", query[:80], notice)
         return Fused(keyword[offset:], total, "keyword", notice)
-    best: dict[str, Passage] = {}
-    for p in passages:
-        best.setdefault(p.path, p)
-    meta = index._file_rows([p for p in best if p not in {h.path for h in keyword}])
-    scores: dict[str, float] = {}
-    for rank, h in enumerate(keyword, 1):
-        scores[h.path] = 1.0 / (RRF_K + rank)
+    passages = [p for p in passages if p.score >= MIN_SIMILARITY]
+    best = by_file(passages)
+    found = {h.path for h in keyword}
+    if any(p not in found for p in best):  # what the search leaves out stays out
+        for node in excluded(tree):
+            for path in index._paths(node, query, filters) & best.keys():
+                if path not in found:
+                    del best[path]
+    meta = index._file_rows([p for p in best if p not in found])
     by_meaning = [p for p in best.values()
-                  if p.path in scores or (p.path in meta and _in_dates(meta[p.path][3], filters))]
-    for rank, p in enumerate(by_meaning, 1):
-        scores[p.path] = scores.get(p.path, 0.0) + 1.0 / (RRF_K + rank)
+                  if p.path in found or (p.path in meta and _in_dates(meta[p.path][3], filters))]
     hits = {h.path: h for h in keyword}
     for p in by_meaning:
         if p.path not in hits:
             hits[p.path] = _meaning_hit(p, meta[p.path], 0.0)
-    order = sorted(hits, key=lambda path: -scores[path])  # stable: keyword order breaks ties
     fused = []
-    for path in order[offset:window]:
+    for path, score in fuse([[h.path for h in keyword], [p.path for p in by_meaning]]
+                            )[offset:window]:
         h = hits[path]
-        h.score = scores[path]
+        h.score = score
         fused.append(h)
-    extra = sum(1 for p in by_meaning if p.path not in {h.path for h in keyword})
+    extra = sum(1 for p in by_meaning if p.path not in found)
     return Fused(fused, total + extra, "hybrid")
 
 

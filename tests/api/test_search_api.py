@@ -88,7 +88,8 @@ def test_results_carry_path_kind_scope_score_and_snippet(client, ws, make_token)
 
 
 def test_limit_caps_the_results(client, ws, make_token):
-    resp = client.get("/api/v1/search?q=failover&limit=2", **auth(make_token(admin=True)))
+    resp = client.get("/api/v1/search?q=failover&limit=2&mode=keyword",
+                      **auth(make_token(admin=True)))
     body = resp.json()
     assert len(body["results"]) == 2 and body["total"] == 6
 
@@ -140,16 +141,17 @@ def test_a_query_error_says_where(client, ws, make_token):
 
 
 def test_not_and_parentheses_work(client, ws, make_token):
-    resp = client.get("/api/v1/search", {"q": "(plan OR policy) AND NOT global", "limit": 50},
-                      **auth(make_token(admin=True)))
+    resp = client.get("/api/v1/search", {"q": "(plan OR policy) AND NOT global", "limit": 50,
+                                         "mode": "keyword"}, **auth(make_token(admin=True)))
     assert paths(resp) == {"agents/ops-bot/memory/notes/failover.md",
                            "agents/billing-agent/memory/notes/failover.md"}
 
 
 def test_the_api_matches_words_as_typed(client, ws, make_token):
     admin = make_token(admin=True)
-    assert paths(client.get("/api/v1/search?q=failov", **auth(admin))) == set()
-    assert len(paths(client.get("/api/v1/search?q=failov*&limit=50", **auth(admin)))) == 6
+    assert paths(client.get("/api/v1/search?q=failov&mode=keyword", **auth(admin))) == set()
+    assert len(paths(client.get("/api/v1/search?q=failov*&limit=50&mode=keyword",
+                                **auth(admin)))) == 6
 
 
 def test_results_say_when_the_file_last_changed(client, workspace, make_token):

@@ -176,13 +176,14 @@ def test_the_last_word_typed_finds_longer_words(client_as, ws):
         assert "agents/ops-bot/memory/notes/paging.md" in html
         assert "<mark>escalation</mark>" in html
     # Earlier words stay whole words.
-    assert "No matches" in c.get("/search/?q=escal+lead").content.decode()
+    assert "No matches" in c.get("/search/?q=escal+lead&mode=keyword").content.decode()
     assert "paging.md" in c.get("/search/?q=lead+escal").content.decode()
 
 
 def test_not_and_parentheses_work_on_the_page(client_as, ws):
     html = client_as("viewer").get(
-        "/search/", {"q": "(kafka OR invoice) AND NOT broker"}).content.decode()
+        "/search/", {"q": "(kafka OR invoice) AND NOT broker", "mode": "keyword"}
+    ).content.decode()
     links = re.findall(r'class="search-result-path mono" href="([^"]+)"', html)
     assert sorted(links) == ["/f/agents/billing-agent/memory/notes/invoices.md",
                              "/f/agents/ops-bot/memory/notes/kafka-rebalancing.md",

@@ -76,6 +76,8 @@ def files_by_meaning(index: IndexBase, text: str, k: int, *,
                      visible_to: str | None = None) -> list[Passage]:
     """The best passage of each of up to `k` files that match `text` by meaning, best first
     ([] when meaning cannot help: the tools' side of `hybrid`, which reports why)."""
+    index.drain()
+    index.maybe_catch_up()
     if _unavailable(index) or not text.strip():
         return []
     try:

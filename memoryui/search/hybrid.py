@@ -169,13 +169,11 @@ def hybrid(index: IndexBase, tree: Node, query: str, filters: Filters, limit: in
     by_meaning = [p for p in best.values()
                   if p.path in found or (p.path in meta and _in_dates(meta[p.path][3], filters))]
     hits = {h.path: h for h in keyword}
-    for p in by_meaning:
-        if p.path not in hits:
-            hits[p.path] = _meaning_hit(p, meta[p.path], 0.0)
+    near = {p.path: p for p in by_meaning}
     fused = []
     for path, score in fuse([[h.path for h in keyword], [p.path for p in by_meaning]]
                             )[offset:window]:
-        h = hits[path]
+        h = hits[path] if path in hits else _meaning_hit(near[path], meta[path], 0.0)
         h.score = score
         fused.append(h)
     extra = sum(1 for p in by_meaning if p.path not in found)

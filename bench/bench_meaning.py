@@ -102,9 +102,10 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
         hybrid = _recall(index, facts, "hybrid")
         keyword = _recall(index, facts, "keyword")
         any_words = _recall(index, facts, "keyword", _any_words)
-        ratio = hybrid / keyword if keyword else float("inf")
+        ratio = hybrid / any_words if any_words else float("inf")
         report(f"recall@10, hybrid, {len(facts)} paraphrase queries", [hybrid], unit="%",
-               note=f"{ratio:.1f}x keyword as typed; goal >= 1.5x")
+               note=f"{ratio:.1f}x keywords OR-ed, keyword as typed {keyword:.0f} %; "
+                    "goal >= 1.5x keyword")
         report("recall@10, keyword as typed (every word)", [keyword], unit="%")
         report("recall@10, keyword, words OR-ed (stop words dropped)", [any_words], unit="%")
 

@@ -144,13 +144,14 @@ def hybrid(index: IndexBase, tree: Node, query: str, filters: Filters, limit: in
         try:
             text = meaning_text(tree)
             model = embedder()
-            if model is None or query_vector(model, text) is None:
+            vector = None if model is None else query_vector(model, text)
+            if vector is None:
                 notice = NO_WORDS
             else:
                 passages = index.nearest_among(
                     text, max(MIN_PASSAGES, window * PASSAGES_PER_HIT),
                     scopes=filters.scope or None, kinds=filters.kind or None,
-                    visible_to=filters.visible_to)
+                    visible_to=filters.visible_to, vector=vector)
         except Exception as exc:  # noqa: BLE001 - meaning is an extra: keywords still answer
             log.exception("search by meaning failed; answering with keywords")
             notice = UNAVAILABLE.format(f"{type(exc).__name__}: {exc}")

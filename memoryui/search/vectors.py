@@ -268,6 +268,8 @@ class VectorSearch:
         reader = DocReader(store, bulk=True)
 
         def embed_all(conn: Any) -> None:
+            if self.vectors.model() == model.name:  # another process did it meanwhile
+                return
             writer = VectorWriter(self.vectors, conn, clear=True)
             for p in paths:
                 doc = reader.read(p)
@@ -295,7 +297,9 @@ class VectorSearch:
 
     def nearest_among(self, text: str, k: int, *, scopes: Sequence[str] | None = None,
                       kinds: Iterable[str] | None = None, visible_to: str | None = None,
-                      exclude_paths: set[str] | None = None) -> list[Passage]:
+                      exclude_paths: set[str] | None = None,
+                      vector: np.ndarray | None = None) -> list[Passage]:
+        """`nearest` with several scopes; `vector`: the text's, when the caller has it."""
         model = embedder()
         k = max(0, int(k))
         if model is None or k == 0 or not text.strip():
@@ -303,7 +307,7 @@ class VectorSearch:
         drain = getattr(self, "drain", None)
         if drain is not None:
             drain()
-        query = query_vector(model, text)
+        query = vector if vector is not None else query_vector(model, text)
         if query is None:
             return []
         bits = self._bits()

@@ -2,8 +2,8 @@
 
 One small interface (`Embedder`) so the model can change; `embedder()` gives the process's
 one instance, loaded on first use. When the model cannot load (package missing, weights
-missing or corrupt), `embedder()` returns None, logs why once, and callers fall back to
-keyword search and say so.
+missing or corrupt), or the operator turned it off (`MEMORYUI_EMBEDDINGS=off`), `embedder()`
+returns None, logs why once, and callers fall back to keyword search and say so.
 
 The model is WordLlama's 256-dimension static model (`l2_supercat_256`), whose weights and
 tokenizer ship inside the `wordllama` wheel (pinned). A static model is a table of token
@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import logging
+import os
 import threading
 from pathlib import Path
 from typing import Any, Protocol
@@ -35,6 +36,8 @@ MODEL_NAME = "wordllama-l2_supercat_256"
 MAX_CHARS = 8_000
 WEIGHTS = "weights/l2_supercat_256.safetensors"  # inside the wordllama package
 TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
+SWITCH = "MEMORYUI_EMBEDDINGS"  # "off": no model, keyword search only
+OFF = f"it is turned off ({SWITCH}=off)"
 
 
 class Embedder(Protocol):
@@ -96,7 +99,10 @@ _state: dict[str, Any] = {}
 
 
 def embedder() -> Embedder | None:
-    """The process's embedder, or None when the model cannot load (logged once)."""
+    """The process's embedder, or None when the model cannot load (logged once) or is
+    turned off."""
+    if os.environ.get(SWITCH, "").strip().lower() == "off":
+        return None
     with _lock:
         if "model" not in _state:
             try:
@@ -111,5 +117,7 @@ def embedder() -> Embedder | None:
 
 
 def unavailable_reason() -> str:
-    """Why the model did not load ("" when it did or was not tried yet)."""
+    """Why there is no model ("" when it loaded or was not tried yet)."""
+    if os.environ.get(SWITCH, "").strip().lower() == "off":
+        return OFF
     return str(_state.get("error", ""))

@@ -11,10 +11,14 @@ import errno
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from memoryui.caches import TOOLS_BY_LAYOUT
 from memoryui.store import Actor, Store, StoreError
 from memoryui.store.agentview import AgentStore
+
+if TYPE_CHECKING:
+    from memoryui.search import IndexBase
 
 
 class ToolError(Exception):
@@ -52,6 +56,8 @@ class ToolContext:
     can_write_global: bool = False
     clock: Callable[[], dt.datetime] = field(default=lambda: dt.datetime.now().astimezone())
     trailers: list[tuple[str, str]] = field(default_factory=list)
+    # the process's search index, opened when a tool first asks (search by meaning)
+    search_index: Callable[[], IndexBase] | None = None
 
     def now(self) -> dt.datetime:
         return self.clock()

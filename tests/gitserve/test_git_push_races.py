@@ -17,17 +17,15 @@ PUSHES = 4
 ATTEMPTS = 60  # bounds a livelock only
 
 
-def _push_until_landed(host: Host, files: dict[str, str]) -> int:
-    """Commit, then push; on a refusal pull and push again. Returns the refusals seen."""
+def _push_until_landed(host: Host, files: dict[str, str]) -> None:
+    """Commit, then push; on a refusal (the workspace moved) pull and push again."""
     host.commit(files, f"{host.name}: {', '.join(files)}")
-    refused = 0
     for _ in range(ATTEMPTS):
         pushed = host.push()
         if pushed.returncode == 0:
-            return refused
+            return
         assert "fetch first" in pushed.stderr or "rejected" in pushed.stderr, pushed.stderr
         assert "refused the push: '" not in pushed.stderr, pushed.stderr  # never a rule
-        refused += 1
         host.git("pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
     raise AssertionError(f"{host.name} never landed its push")
 

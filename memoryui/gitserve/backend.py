@@ -46,7 +46,7 @@ async def _feed(proc: asyncio.subprocess.Process, receive: Receive,
 
 async def _headers(stdout: asyncio.StreamReader) -> tuple[int, list[tuple[bytes, bytes]]]:
     """The CGI header block: the status and the headers to send."""
-    status, headers = 200, []
+    status, headers = 200, list[tuple[bytes, bytes]]()
     size = 0
     while True:
         line = await stdout.readline()

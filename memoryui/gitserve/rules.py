@@ -140,8 +140,9 @@ def _walk(repo: pygit2.Repository, tree: pygit2.Tree | None,
                 not any(_same(new_file, o) for o in old_files):
             yield Changed(path, int(new_file.filemode) if new_file is not None else None,
                           new_file.id if new_file is not None else None)
-        new_tree = repo[new.id].peel(pygit2.Tree) if _is_tree(new) else None
-        old_trees = [repo[o.id].peel(pygit2.Tree) if _is_tree(o) else None for o in olds]
+        new_tree = repo[new.id].peel(pygit2.Tree) if new is not None and _is_tree(new) else None
+        old_trees = [repo[o.id].peel(pygit2.Tree) if o is not None and _is_tree(o) else None
+                     for o in olds]
         if new_tree is not None or any(t is not None for t in old_trees):
             yield from _walk(repo, new_tree, old_trees, path + "/")
 

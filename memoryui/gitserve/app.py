@@ -30,7 +30,7 @@ from memoryui.api.auth import _generation, _generation_file, token_for
 from memoryui.gitserve.backend import run_cgi
 from memoryui.gitserve.rules import PushRules
 from memoryui.gitserve.served import NAMESPACE, config_env, hooks_dir, refresh_mirror
-from memoryui.models import Token
+from memoryui.models import TOKEN_PREFIX, Token
 from memoryui.throttle import Throttled
 from memoryui.workspace import get_store
 
@@ -48,17 +48,24 @@ async def _reply(send: Send, status: int, text: str,
     await send({"type": "http.response.body", "body": (text + "\n").encode()})
 
 
-def _basic_password(scope: Scope) -> str | None:
+def _credential(scope: Scope) -> str | None:
+    """The token a client sent: Basic's password (or its user name, as some git clients
+    send a token), or a Bearer token."""
     for name, value in scope.get("headers", []):
         if name == b"authorization":
             kind, _, encoded = value.decode("latin-1").partition(" ")
+            if kind.lower() == "bearer":
+                return encoded.strip() or None
             if kind.lower() != "basic":
                 return None
             try:
                 decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
             except (binascii.Error, UnicodeDecodeError):
                 return None
-            return decoded.partition(":")[2] or None
+            user, _, password = decoded.partition(":")
+            if not password.startswith(TOKEN_PREFIX) and user.startswith(TOKEN_PREFIX):
+                return user
+            return password or None
     return None
 
 
@@ -144,7 +151,7 @@ async def application(scope: Scope, receive: Receive, send: Send) -> None:
                                 f"{PREFIX} (clone, fetch, push).")
         return
     service, path = route
-    raw = _basic_password(scope)
+    raw = _credential(scope)
     challenge = [(b"www-authenticate", b'Basic realm="memoryui"')]
     if raw is None:
         await _reply(send, 401, "Authentication required: a memoryui host token as the "

@@ -30,6 +30,7 @@ import pygit2
 from memoryui.gitserve.pushlog import PushedLog
 from memoryui.gitserve.rules import PushRules, first_refusal
 from memoryui.gitserve.served import mirror_ref
+from memoryui.store.errors import InvalidName
 from memoryui.store.gitobjects import ZERO
 
 # What git gives a hook in quarantine; memoryui's own work on the store runs without it.
@@ -175,13 +176,31 @@ def _integrate(store, old: str, new: str) -> None:  # noqa: ANN001 - a Store
         PushedLog(git.state_dir).add(shas, int(os.environ.get("MEMORYUI_PUSH_TOKEN_ID", "0")),
                                      os.environ.get("MEMORYUI_PUSH_TOKEN_NAME", ""))
         git.count_commits(len(shas))
-    store.rescan_secrets(done.paths)  # flagged, never refused, as for a sync's arrivals
+    _flag_secrets(store, done.changed)
     result = os.environ.get("MEMORYUI_PUSH_RESULT")
     if result:
         Path(result).write_text(json.dumps({"old": head, "new": new, "paths": done.paths,
                                             "commits": shas, "kept": done.kept,
                                             "pusher": os.environ.get("MEMORYUI_PUSH_TOKEN_NAME",
                                                                      "")}))
+
+
+def _flag_secrets(store, paths: list[str]) -> None:  # noqa: ANN001 - a Store
+    """Flag (never refuse: they are in the host's history already) credentials in the pushed
+    files, as for a sync's arrivals; scanned outside the write lock (a large file takes
+    seconds), recorded under it (the record has one writer across processes)."""
+    if not store.secrets.enabled:
+        return
+    found = {}
+    for path in paths:
+        try:
+            text = store.read(path)
+        except (OSError, InvalidName):
+            continue
+        found[path] = store.secrets.scan(text) if text is not None else []
+    with store.git.write_lock:
+        for path, findings in found.items():
+            store.secrets.record.set(path, findings)
 
 
 def main(argv: list[str]) -> int:

@@ -55,8 +55,11 @@ def hooks_dir(state_dir: Path) -> Path:
     folder = state_dir / "githooks"
     folder.mkdir(parents=True, exist_ok=True)
     for name in HOOKS:
-        # git runs hooks in the repository: the hook finds memoryui where this process did
-        script = (f'#!/bin/sh\nPYTHONPATH="{PACKAGE_HOME}${{PYTHONPATH:+:$PYTHONPATH}}" '
+        # git runs hooks in the repository: the hook finds memoryui where this process did.
+        # Only a transaction's "prepared" state has work (Python starts once, not thrice).
+        only = ('[ "$1" = prepared ] || { cat >/dev/null; exit 0; }\n'
+                if name == "reference-transaction" else "")
+        script = (f'#!/bin/sh\n{only}PYTHONPATH="{PACKAGE_HOME}${{PYTHONPATH:+:$PYTHONPATH}}" '
                   f'exec "{sys.executable}" -m memoryui.gitserve.hooks {name} "$@"\n')
         path = folder / name
         try:

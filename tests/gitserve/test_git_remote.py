@@ -199,3 +199,20 @@ def test_symlink_submodule_attributes_names_and_size_are_refused(remote: RealSer
             pushed.stderr, pushed.stderr
     assert _head(remote.workspace) == before
     assert git(remote.workspace, "fsck", "--no-progress").returncode == 0
+
+
+def test_protocol_v2_and_a_gzip_request_body(remote: RealServer) -> None:
+    import gzip
+
+    host = {"Authorization": "Basic " + base64.b64encode(
+        f"x:{remote.tokens['host']}".encode()).decode()}  # type: ignore[attr-defined]
+    v2 = remote.send("GET", "/git/workspace.git/info/refs?service=git-upload-pack",
+                     headers={**host, "Git-Protocol": "version=2"})
+    assert v2.status == 200 and v2.body.startswith(b"000eversion 2\n")
+    wait_for("the seed commit", lambda: len(_head(remote.workspace)) == 40, timeout=120)
+    want = f"want {_head(remote.workspace)}\n"
+    body = f"{len(want) + 4:04x}{want}00000009done\n".encode()
+    reply = remote.send("POST", "/git/workspace.git/git-upload-pack", gzip.compress(body),
+                        headers={**host, "Content-Encoding": "gzip",
+                                 "Content-Type": "application/x-git-upload-pack-request"})
+    assert reply.status == 200 and b"PACK" in reply.body

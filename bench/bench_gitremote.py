@@ -24,8 +24,12 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench.options import OPTIONS
+
+if TYPE_CHECKING:
+    from tests.api.realserver import RealServer
 
 CLONES = 3
 PUSHES = 3
@@ -189,7 +193,7 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
         server.stop()
 
 
-def _big_push(server, helper: list[str], clone_dir: Path, big_mb: int,  # noqa: ANN001
+def _big_push(server: RealServer, helper: list[str], clone_dir: Path, big_mb: int,
               report: Callable[..., None]) -> None:
     workers = server.worker_pids()
     _git(clone_dir, *helper, "pull", "-q", "--no-rebase", "origin", "main")

@@ -24,6 +24,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pygit2
 
@@ -32,6 +33,10 @@ from memoryui.gitserve.rules import PushRules, first_refusal
 from memoryui.gitserve.served import mirror_ref
 from memoryui.store.errors import InvalidName
 from memoryui.store.gitobjects import ZERO
+from memoryui.store.layout import get_layout
+
+if TYPE_CHECKING:
+    from memoryui.store import Store
 
 # What git gives a hook in quarantine; memoryui's own work on the store runs without it.
 QUARANTINE_ENV = ("GIT_QUARANTINE_PATH", "GIT_OBJECT_DIRECTORY",
@@ -86,8 +91,8 @@ def _clean_env() -> None:
         os.environ.pop(key, None)
 
 
-def _open_store():  # noqa: ANN202 - a Store; imported late (pygit2 handles opened after env)
-    from memoryui.store import Store
+def _open_store() -> Store:
+    from memoryui.store import Store  # (after the quarantine's environment is gone)
     return Store(_root(), os.environ.get("MEMORYUI_LAYOUT", "duragent"),
                  secrets=os.environ.get("MEMORYUI_SECRETS", "block"))
 
@@ -121,7 +126,6 @@ def pre_receive(stdin: str) -> None:
             except (KeyError, pygit2.GitError, ValueError):
                 continue
         commits = [str(c.id) for c in walker]
-        from memoryui.store.layout import get_layout
         rules = PushRules.from_env(os.environ.get("MEMORYUI_PUSH_RULES", ""))
         refused = first_refusal(repo, get_layout(os.environ.get("MEMORYUI_LAYOUT", "duragent")),
                                 rules, commits)
@@ -153,7 +157,7 @@ def reference_transaction(state: str, stdin: str) -> None:
         store.close()
 
 
-def _integrate(store, old: str, new: str) -> None:  # noqa: ANN001 - a Store
+def _integrate(store: Store, old: str, new: str) -> None:
     from memoryui.store.gitcli import run_git
     from memoryui.store.sync.worktree import checkout, refresh_index, undo
     git = store.git
@@ -185,13 +189,13 @@ def _integrate(store, old: str, new: str) -> None:  # noqa: ANN001 - a Store
                                                                      "")}))
 
 
-def _flag_secrets(store, paths: list[str]) -> None:  # noqa: ANN001 - a Store
+def _flag_secrets(store: Store, paths: list[str]) -> None:
     """Flag (never refuse: they are in the host's history already) credentials in the pushed
     files, as for a sync's arrivals; scanned outside the write lock (a large file takes
     seconds), recorded under it (the record has one writer across processes)."""
     if not store.secrets.enabled:
         return
-    found = {}
+    found: dict[str, list] = {}
     for path in paths:
         try:
             text = store.read(path)

@@ -1,4 +1,5 @@
-"""ASGI entry point: `/mcp` goes to the MCP endpoint, everything else to Django.
+"""ASGI entry point: `/mcp` goes to the MCP endpoint, `/git/` to served git (its bodies
+streamed, never read whole: memoryui/gitserve), everything else to Django.
 
 Django runs through `PooledHandler` (memoryui/pooled.py): Django's ASGI handler with the
 synchronous middleware chain, each request whole in one thread of a fixed pool of
@@ -23,6 +24,7 @@ from django.conf import settings  # noqa: E402 - after setup, like the rest
 from django.urls import get_resolver  # noqa: E402
 
 from memoryui.api.mcp import MCPEndpoint  # noqa: E402
+from memoryui.gitserve.app import application as git_app  # noqa: E402
 from memoryui.pooled import PooledHandler  # noqa: E402
 from memoryui.workspace import start_sync_thread  # noqa: E402
 
@@ -70,6 +72,8 @@ async def application(scope: Scope, receive: Receive, send: Send) -> None:
         await lifespan(scope, receive, send)
     elif scope["type"] == "http" and scope["path"] in MCP_PATHS:
         await mcp_endpoint(scope, receive, send)
+    elif scope["type"] == "http" and scope["path"].startswith("/git/"):
+        await git_app(scope, receive, send)
     else:
         await django_app(scope, receive, send)
 

@@ -48,6 +48,13 @@ class Token(models.Model):
     is_admin = models.BooleanField(default=False)
     read_only = models.BooleanField(default=False,
                                     help_text="Every write with this token is refused (403).")
+    # A host token (git access at /git/workspace.git): it reads the whole workspace and
+    # pushes the scopes listed here (world and global by the two grants above, skills and
+    # directives by the two below).
+    is_host = models.BooleanField(default=False)
+    host_scopes = models.JSONField(default=list, blank=True)
+    can_push_skills = models.BooleanField(default=False)
+    can_push_directives = models.BooleanField(default=False)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                    on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(default=timezone.now)
@@ -60,19 +67,26 @@ class Token(models.Model):
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
-        who = "admin" if self.is_admin else self.scope
+        who = "admin" if self.is_admin else "git host" if self.is_host else self.scope
         return f"{self.prefix}… ({who})"
 
     @classmethod
     def issue(cls, *, scope: str = "", world: bool = False, global_: bool = False,
               admin: bool = False, name: str = "", created_by: object = None,
-              read_only: bool = False) -> tuple[Token, str]:
-        """Create a token; the raw value is returned once and never stored."""
+              read_only: bool = False, host_scopes: list[str] | None = None,
+              skills: bool = False, directives: bool = False) -> tuple[Token, str]:
+        """Create a token; the raw value is returned once and never stored.
+
+        `host_scopes` (a list, possibly empty) makes a host token: git access, pushing those
+        scopes (and the shared kinds granted)."""
         raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
         tok = cls.objects.create(name=name, scope=scope, key_hash=hash_token(raw),
                                  prefix=raw[:12], can_write_world=world,
                                  can_write_global=global_, is_admin=admin,
-                                 read_only=read_only, created_by=created_by)
+                                 read_only=read_only, is_host=host_scopes is not None,
+                                 host_scopes=sorted(set(host_scopes or [])),
+                                 can_push_skills=skills, can_push_directives=directives,
+                                 created_by=created_by)
         return tok, raw
 
     @classmethod
@@ -84,6 +98,15 @@ class Token(models.Model):
     @property
     def is_active(self) -> bool:
         return self.revoked_at is None
+
+    def host_summary(self) -> str:
+        """What a host token may do, in one line (the Tokens page, `token list`)."""
+        pushes = list(self.host_scopes or [])
+        pushes += [grant for grant, on in (
+            ("world topics", self.can_write_world), ("the global memory", self.can_write_global),
+            ("skills", self.can_push_skills), ("directives", self.can_push_directives)) if on]
+        return (f"git host: pushes {', '.join(pushes) or 'nothing'}; reads the whole "
+                "workspace")
 
     def may_act_for(self, scope: str) -> bool:
         return self.is_admin or (bool(self.scope) and self.scope == scope)

@@ -114,3 +114,19 @@ def test_create_from_the_shell_prints_the_token_last(tmp_path):
     bad = subprocess.run([sys.executable, "manage.py", "token", "create", "../x"], cwd=ROOT,
                          env=env, capture_output=True, text=True)
     assert bad.returncode != 0 and "invalid scope name" in bad.stderr
+
+
+@pytest.mark.django_db
+def test_git_host_token_with_its_scopes_and_grants():
+    out = run("create", "--git", "--scopes", "alpha,bravo", "--directives", "--name", "zs")
+    tok = Token.authenticate(out.rstrip("\n").split("\n")[-1])
+    assert (tok.is_host, tok.host_scopes, tok.can_push_directives, tok.can_push_skills,
+            tok.scope, tok.is_admin) == (True, ["alpha", "bravo"], True, False, "", False)
+    assert "git host: pushes alpha, bravo, directives; reads the whole workspace" in out
+    assert "git host: pushes alpha, bravo, directives" in run("list")
+    with pytest.raises(CommandError, match="need --git"):
+        run("create", "alpha", "--scopes", "alpha")
+    with pytest.raises(CommandError, match="not a SCOPE argument"):
+        run("create", "alpha", "--git", "--scopes", "alpha")
+    with pytest.raises(CommandError):
+        run("create", "--git", "--scopes", "bad scope!")

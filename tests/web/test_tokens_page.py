@@ -117,3 +117,30 @@ def test_page_has_no_inline_script_or_style(client_as, make_token):
 
 def test_unknown_token_revoke_is_404(client_as):
     assert client_as("admin").post("/settings/tokens/999/revoke").status_code == 404
+
+
+def test_create_a_git_host_token_and_see_what_it_may_push(client_as):
+    c = client_as("admin")
+    resp = c.post(URL, {"host": "on", "host_scopes": "alpha, bravo", "world": "on",
+                        "skills": "on", "name": "dagu-1"})
+    assert resp.status_code == 200
+    raw = raw_token(resp.content.decode())
+    tok = Token.authenticate(raw)
+    assert (tok.is_host, tok.host_scopes, tok.can_write_world, tok.can_push_skills,
+            tok.can_push_directives, tok.scope) == (True, ["alpha", "bravo"], True, True,
+                                                    False, "")
+    html = c.get(URL).content.decode()
+    assert "git host: pushes alpha, bravo, world topics, skills; reads the whole workspace" \
+        in html
+    assert "it reads the whole workspace" in html
+
+
+@pytest.mark.parametrize("form, field", [
+    ({"host": "on", "scope": "alpha"}, "host"),
+    ({"host": "on", "host_scopes": "not a scope!"}, "host_scopes"),
+    ({"scope": "alpha", "host_scopes": "alpha"}, "host"),
+])
+def test_host_token_form_errors_are_one_sentence(client_as, form, field):
+    resp = client_as("admin").post(URL, form)
+    assert resp.status_code == 400
+    assert Token.objects.count() == 0

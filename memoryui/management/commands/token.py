@@ -1,5 +1,7 @@
 """Agent tokens from the shell: `token create SCOPE [--world] [--global] [--admin]
-[--read-only] [--name N]`, `token list`, `token revoke PREFIX_OR_ID`.
+[--read-only] [--name N]`, `token create --git --scopes a,b [--world] [--global] [--skills]
+[--directives]` (a host token: git access, reads the whole workspace), `token list`,
+`token revoke PREFIX_OR_ID`.
 
 `create` prints the raw token alone on the last line of stdout, so scripts can take it
 with `| tail -n 1`; it is shown once and only its hash is stored.
@@ -22,6 +24,8 @@ def grants_of(tok: Token) -> str:
         return "read-only" + (" admin" if tok.is_admin else "")
     if tok.is_admin:
         return "admin"
+    if tok.is_host:
+        return tok.host_summary()
     grants = [g for g, on in (("world", tok.can_write_world), ("global", tok.can_write_global))
               if on]
     return ", ".join(grants) or "-"
@@ -73,6 +77,14 @@ class Command(BaseCommand):
         create.add_argument("--read-only", dest="read_only", action="store_true",
                             help="may read only: every write answers 403")
         create.add_argument("--name", default="", help="a label to recognise it by")
+        create.add_argument("--git", action="store_true",
+                            help="a host token: clones and pushes /git/workspace.git (it reads "
+                                 "the whole workspace)")
+        create.add_argument("--scopes", default="",
+                            help="with --git: the scopes it may push, comma-separated")
+        create.add_argument("--skills", action="store_true", help="with --git: may push skills")
+        create.add_argument("--directives", action="store_true",
+                            help="with --git: may push workspace-wide directives")
         lst = sub.add_parser("list", help="list tokens (never their values)")
         lst.add_argument("--active", action="store_true", help="hide revoked tokens")
         revoke = sub.add_parser("revoke", help="revoke a token")
@@ -81,7 +93,14 @@ class Command(BaseCommand):
     def handle(self, *args: object, **opts: object) -> None:
         action = opts["action"]
         ensure_migrated()
-        if action == "create":
+        if action == "create" and opts["git"]:
+            self.create_host(str(opts["scopes"] or ""), world=bool(opts["world"]),
+                             global_=bool(opts["global_"]), skills=bool(opts["skills"]),
+                             directives=bool(opts["directives"]), name=str(opts["name"]),
+                             scope=str(opts["scope"] or ""), admin=bool(opts["admin"]))
+        elif action == "create":
+            if opts["scopes"] or opts["skills"] or opts["directives"]:
+                raise CommandError("--scopes, --skills and --directives need --git")
             self.create(str(opts["scope"] or ""), world=bool(opts["world"]),
                         global_=bool(opts["global_"]), admin=bool(opts["admin"]),
                         name=str(opts["name"]), read_only=bool(opts["read_only"]))
@@ -108,6 +127,26 @@ class Command(BaseCommand):
         who = f"scope {scope}" if scope else "any scope"
         self.stdout.write(f"Created token {tok.prefix}… (id {tok.pk}) for {who}; grants: "
                           f"{grants_of(tok)}.")
+        self.stdout.write("Store it now: it is shown only once.")
+        self.stdout.write(raw)
+
+    def create_host(self, scopes: str, *, world: bool, global_: bool, skills: bool,
+                    directives: bool, name: str, scope: str, admin: bool) -> None:
+        if scope or admin:
+            raise CommandError("a host token (--git) takes its scopes with --scopes a,b, "
+                               "not a SCOPE argument or --admin")
+        if len(name) > 100:
+            raise CommandError("--name is at most 100 characters")
+        listed = [s.strip() for s in scopes.split(",") if s.strip()]
+        try:
+            for s in listed:
+                names.validate_scope(s)
+        except StoreError as exc:
+            raise CommandError(str(exc)) from None
+        tok, raw = Token.issue(host_scopes=listed, world=world, global_=global_, skills=skills,
+                               directives=directives, name=name)
+        self.stdout.write(f"Created host token {tok.prefix}… (id {tok.pk}); "
+                          f"{tok.host_summary()}.")
         self.stdout.write("Store it now: it is shown only once.")
         self.stdout.write(raw)
 

@@ -91,6 +91,10 @@ def commit_item(row: CommitRow, *, path: str | None, compare_pick: bool, can_cur
     if row.via_remote:
         meta += mark_safe('\n<span class="badge badge-remote" title="Made elsewhere: this '
                           'commit arrived via the git remote">via remote</span>')
+    if row.via_push:
+        meta += format_html('\n<span class="badge badge-remote" title="Pushed to memoryui\'s '
+                            'git remote by the host token {}">via git push ({})</span>',
+                            row.via_push, row.via_push)
     meta += format_html('\n<span class="muted">committed {}</span>', time_tag(row.when))
     if path and row.status in PATH_BADGE:
         cls, text = PATH_BADGE[row.status]

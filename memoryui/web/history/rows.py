@@ -116,6 +116,7 @@ class CommitRow:
     at_rev: str = ""  # where "view file at this commit" points
     latest: bool = False
     via_remote: bool = False  # arrived from the git remote (set by web.sync.marks)
+    via_push: str = ""  # the host token that pushed it to /git/ (set by web.sync.marks)
     files_shown: list = field(default_factory=list)
     files_more: int = 0
 

@@ -1,7 +1,9 @@
-"""Marking commits that arrived via the remote, for the activity feed and history pages.
+"""Marking commits that arrived via the remote or by a git push, for the activity feed and
+history pages.
 
-One call per page: the sync domain keeps the list of integrated remote commits in the
-clone's state folder (read incrementally), so this costs a set lookup per row.
+One call per page: the sync domain keeps the list of integrated remote commits, and served
+git the pushed commits with their pusher, in the clone's state folder (read incrementally),
+so this costs a lookup per row.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
+from memoryui.gitserve.pushlog import pushed_by
 from memoryui.store.sync import via_remote
 from memoryui.workspace import get_store
 
@@ -16,6 +19,7 @@ from memoryui.workspace import get_store
 class _Row(Protocol):
     info: object
     via_remote: bool
+    via_push: str
 
 
 def mark_via_remote(rows: Iterable[_Row]) -> None:
@@ -23,6 +27,10 @@ def mark_via_remote(rows: Iterable[_Row]) -> None:
     rows = list(rows)
     if not rows:
         return
-    arrived = via_remote(get_store(), [r.info.sha for r in rows])  # type: ignore[attr-defined]
+    store = get_store()
+    shas = [r.info.sha for r in rows]  # type: ignore[attr-defined]
+    arrived = via_remote(store, shas)
+    pushers = pushed_by(store.git.state_dir, shas)
     for row in rows:
         row.via_remote = row.info.sha in arrived  # type: ignore[attr-defined]
+        row.via_push = pushers.get(row.info.sha, "")  # type: ignore[attr-defined]

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from memoryui.models import Token
 from memoryui.roles import ADMIN, require_role
-from memoryui.store import names
+from memoryui.store import StoreError, names
 from memoryui.web.common import StoreRuleField
 
 
@@ -29,10 +29,33 @@ class TokenForm(forms.Form):
     global_ = forms.BooleanField(required=False, label="May write the global memory")
     admin = forms.BooleanField(required=False, label="Admin token (any scope, Dagu, files "
                                                      "and history API)")
+    host = forms.BooleanField(required=False, label="Git host token: clones and pushes "
+                                                    "/git/workspace.git (it reads the whole "
+                                                    "workspace)")
+    host_scopes = forms.CharField(required=False, max_length=2000, label="Scopes it may push",
+                                  help_text="Comma-separated, e.g. alpha, bravo (host tokens "
+                                            "only; leave Scope empty).")
+    skills = forms.BooleanField(required=False, label="May push skills (host tokens)")
+    directives = forms.BooleanField(required=False, label="May push directives (host tokens)")
+
+    def clean_host_scopes(self) -> list[str]:
+        listed = [s.strip() for s in self.cleaned_data.get("host_scopes", "").split(",")
+                  if s.strip()]
+        try:
+            return [names.validate_scope(s) for s in listed]
+        except StoreError as exc:
+            raise forms.ValidationError(str(exc)) from None
 
     def clean(self) -> dict:
         data = super().clean()
-        if not data.get("scope") and not data.get("admin"):
+        if data.get("host"):
+            if data.get("scope") or data.get("admin"):
+                self.add_error("host", "A git host token names its scopes under \"Scopes it "
+                                       "may push\": leave Scope empty and Admin unticked.")
+        elif data.get("host_scopes") or data.get("skills") or data.get("directives"):
+            self.add_error("host", "Scopes to push, skills and directives are for git host "
+                                   "tokens: tick \"Git host token\".")
+        elif not data.get("scope") and not data.get("admin"):
             self.add_error("scope", "Give the scope the token acts for, or make it an admin "
                                     "token.")
         return data
@@ -48,13 +71,16 @@ def tokens(request: HttpRequest) -> HttpResponse:
         if form.is_valid():
             d = form.cleaned_data
             tok, raw = Token.issue(scope=d["scope"], world=d["world"], global_=d["global_"],
-                                   admin=d["admin"], name=d["name"], created_by=request.user)
+                                   admin=d["admin"], name=d["name"], created_by=request.user,
+                                   host_scopes=d["host_scopes"] if d["host"] else None,
+                                   skills=d["skills"], directives=d["directives"])
             new = {"token": tok, "raw": raw}
             form = TokenForm()
         else:
             status = 400
     resp = render(request, "web/tokens/tokens.html", {
         "form": form, "new": new, "status": status,
+        "git_url": request.build_absolute_uri("/git/workspace.git"),
         "tokens": Token.objects.select_related("created_by").order_by("revoked_at", "-pk"),
     }, status=status)
     resp["Cache-Control"] = "no-store"

@@ -1,0 +1,225 @@
+"""What served git runs before a ref moves: `python -m memoryui.gitserve.hooks <hook>`.
+
+`pre-receive` (the pushed objects still in git's quarantine): only the workspace branch,
+no delete, the token still active, every new commit's changed paths within the host
+token's rules (rules.py), and the push a fast-forward of the workspace's HEAD once the
+journaled agent writes are committed. A refusal is one line on stderr (git shows it as
+`remote: ...`) and exit 1: git drops the quarantine, so no object of the push is kept.
+
+`reference-transaction prepared` (the objects are in the store, receive-pack holds the
+served ref's lock): the push is integrated as a sync round integrates a fast-forward, under
+the store's commit and write locks: pending writes committed, HEAD checked again (an agent
+write that came in since the pre-receive check makes the push fail; the host fetches and
+pushes again), the working tree brought to the pushed commit, the branch moved by a
+compare-and-swap, git's index refreshed, the pushed commits recorded with their pusher.
+Exit 1 aborts git's ref update, so the served ref never gets ahead of the workspace.
+
+The hook is told its workspace, layout, rules and token through the environment (app.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pygit2
+
+from memoryui.gitserve.pushlog import PushedLog
+from memoryui.gitserve.rules import PushRules, first_refusal
+from memoryui.gitserve.served import mirror_ref
+from memoryui.store.errors import InvalidName
+from memoryui.store.gitobjects import ZERO
+from memoryui.store.layout import get_layout
+
+if TYPE_CHECKING:
+    from memoryui.store import Store
+
+# What git gives a hook in quarantine; memoryui's own work on the store runs without it.
+QUARANTINE_ENV = ("GIT_QUARANTINE_PATH", "GIT_OBJECT_DIRECTORY",
+                  "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_DIR", "GIT_NAMESPACE",
+                  "GIT_PUSH_OPTION_COUNT")
+MOVED = ("the workspace has moved on since your last fetch (agents wrote meanwhile): "
+         "fetch, merge and push again")
+
+
+class Refusal(Exception):
+    """One line for the pushing host."""
+
+
+def _updates(stdin: str) -> list[tuple[str, str, str]]:
+    out = []
+    for line in stdin.splitlines():
+        parts = line.split(" ", 2)
+        if len(parts) == 3:
+            out.append((parts[0], parts[1], parts[2]))
+    return out
+
+
+def _root() -> Path:
+    return Path(os.environ["MEMORYUI_GIT_WORKSPACE"])
+
+
+def _branch_ref(repo: pygit2.Repository) -> str:
+    head = repo.references.get("HEAD")
+    if head is not None and head.type == pygit2.enums.ReferenceType.SYMBOLIC:
+        return str(head.target)
+    return "refs/heads/main"
+
+
+def _token_still_active() -> bool:
+    """The pushing token, unless tokens changed since it was checked (then the database)."""
+    stamp_file = os.environ.get("MEMORYUI_TOKEN_GENERATION_FILE", "")
+    try:
+        stamp = str(os.stat(stamp_file).st_mtime_ns) if stamp_file else "0"
+    except OSError:
+        stamp = "0"
+    if stamp == os.environ.get("MEMORYUI_TOKEN_GENERATION", "0"):
+        return True
+    import django  # only when tokens changed meanwhile: a revocation must stop the push
+    django.setup(set_prefix=False)
+    from memoryui.models import Token
+    return Token.objects.active().filter(pk=int(os.environ["MEMORYUI_PUSH_TOKEN_ID"]),
+                                         is_host=True).exists()
+
+
+def _clean_env() -> None:
+    for key in QUARANTINE_ENV:
+        os.environ.pop(key, None)
+
+
+def _open_store() -> Store:
+    from memoryui.store import Store  # (after the quarantine's environment is gone)
+    return Store(_root(), os.environ.get("MEMORYUI_LAYOUT", "duragent"),
+                 secrets=os.environ.get("MEMORYUI_SECRETS", "block"))
+
+
+def pre_receive(stdin: str) -> None:
+    root = _root()
+    repo = pygit2.Repository(str(root / ".git"))
+    quarantine = os.environ.get("GIT_QUARANTINE_PATH")
+    if quarantine:
+        repo.odb.add_disk_alternate(quarantine)
+    branch = _branch_ref(repo)
+    updates = _updates(stdin)
+    for _old, new, ref in updates:
+        if ref != branch:
+            raise Refusal(f"memoryui takes pushes to {branch} only, not {ref}")
+        if new == ZERO:
+            raise Refusal(f"deleting {branch} is never allowed")
+    if not _token_still_active():
+        raise Refusal("the token was revoked during the push; nothing was applied")
+    for old, new, _ref in updates:
+        if old != ZERO and not repo.descendant_of(new, old) and new != old:
+            raise Refusal("non-fast-forward: fetch first, merge, and push again "
+                          "(memoryui never takes a forced push)")
+        walker = repo.walk(new, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
+        for name in repo.references:
+            ref_obj = repo.references.get(name)
+            try:
+                target = ref_obj.resolve().target if ref_obj is not None else None
+                if isinstance(target, pygit2.Oid) and repo.get(target) is not None:
+                    walker.hide(target)
+            except (KeyError, pygit2.GitError, ValueError):
+                continue
+        commits = [str(c.id) for c in walker]
+        rules = PushRules.from_env(os.environ.get("MEMORYUI_PUSH_RULES", ""))
+        refused = first_refusal(repo, get_layout(os.environ.get("MEMORYUI_LAYOUT", "duragent")),
+                                rules, commits)
+        if refused is not None:
+            raise Refusal(refused.line())
+    _clean_env()
+    store = _open_store()
+    try:
+        store.flush()  # what agents wrote so far is in HEAD: a push must build on it
+        head = store.git.head()
+    finally:
+        store.close()
+    for old, _new, _ref in updates:
+        if (head or ZERO) != old:
+            raise Refusal(MOVED)
+
+
+def reference_transaction(state: str, stdin: str) -> None:
+    if state != "prepared":
+        return
+    _clean_env()
+    store = _open_store()
+    try:
+        mirror = mirror_ref(store.git.branch_ref())
+        for old, new, ref in _updates(stdin):
+            if ref == mirror:
+                _integrate(store, old, new)
+    finally:
+        store.close()
+
+
+def _integrate(store: Store, old: str, new: str) -> None:
+    from memoryui.store.gitcli import run_git
+    from memoryui.store.sync.worktree import checkout, refresh_index, undo
+    git = store.git
+    repo = git.repo
+    with git.commit_lock, git.write_lock:
+        git.flush()
+        head = git.head()
+        if (head or ZERO) != old:
+            raise Refusal(MOVED)
+        done = checkout(repo, store.root, head, new, git.state_dir)
+        try:
+            run_git(store.root, "update-ref", "-m", "memoryui git push", git.branch_ref(), new,
+                    head or ZERO)
+        except subprocess.CalledProcessError:
+            undo(store.root, done)
+            raise Refusal(MOVED) from None
+        refresh_index(repo, store.root, new, done.paths)
+        args = ["rev-list", "--reverse", new] + ([f"^{head}"] if head else [])
+        shas = run_git(store.root, *args).decode().split()
+        PushedLog(git.state_dir).add(shas, int(os.environ.get("MEMORYUI_PUSH_TOKEN_ID", "0")),
+                                     os.environ.get("MEMORYUI_PUSH_TOKEN_NAME", ""))
+        git.count_commits(len(shas))
+    _flag_secrets(store, done.changed)
+    result = os.environ.get("MEMORYUI_PUSH_RESULT")
+    if result:
+        Path(result).write_text(json.dumps({"old": head, "new": new, "paths": done.paths,
+                                            "commits": shas, "kept": done.kept,
+                                            "pusher": os.environ.get("MEMORYUI_PUSH_TOKEN_NAME",
+                                                                     "")}))
+
+
+def _flag_secrets(store: Store, paths: list[str]) -> None:
+    """Flag (never refuse: they are in the host's history already) credentials in the pushed
+    files, as for a sync's arrivals; scanned outside the write lock (a large file takes
+    seconds), recorded under it (the record has one writer across processes)."""
+    if not store.secrets.enabled:
+        return
+    found: dict[str, list] = {}
+    for path in paths:
+        try:
+            text = store.read(path)
+        except (OSError, InvalidName):
+            continue
+        found[path] = store.secrets.scan(text) if text is not None else []
+    with store.git.write_lock:
+        for path, findings in found.items():
+            store.secrets.record.set(path, findings)
+
+
+def main(argv: list[str]) -> int:
+    hook = argv[1] if len(argv) > 1 else ""
+    stdin = sys.stdin.read()
+    try:
+        if hook == "pre-receive":
+            pre_receive(stdin)
+        elif hook == "reference-transaction":
+            reference_transaction(argv[2] if len(argv) > 2 else "", stdin)
+    except Refusal as exc:
+        print(f"memoryui refused the push: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

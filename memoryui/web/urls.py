@@ -3,6 +3,7 @@
 from django.urls import include, path
 
 urlpatterns = [
+    path("review/proposals/", include("memoryui.web.proposals.urls")),
     path("review/", include("memoryui.web.review.urls")),
     path("search/", include("memoryui.web.search.urls")),
     path("settings/tokens/", include("memoryui.web.tokens.urls")),

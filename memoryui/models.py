@@ -46,6 +46,8 @@ class Token(models.Model):
     can_write_world = models.BooleanField(default=False)
     can_write_global = models.BooleanField(default=False)
     is_admin = models.BooleanField(default=False)
+    read_only = models.BooleanField(default=False,
+                                    help_text="Every write with this token is refused (403).")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                    on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(default=timezone.now)
@@ -63,14 +65,14 @@ class Token(models.Model):
 
     @classmethod
     def issue(cls, *, scope: str = "", world: bool = False, global_: bool = False,
-              admin: bool = False, name: str = "", created_by: object = None
-              ) -> tuple[Token, str]:
+              admin: bool = False, name: str = "", created_by: object = None,
+              read_only: bool = False) -> tuple[Token, str]:
         """Create a token; the raw value is returned once and never stored."""
         raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
         tok = cls.objects.create(name=name, scope=scope, key_hash=hash_token(raw),
                                  prefix=raw[:12], can_write_world=world,
                                  can_write_global=global_, is_admin=admin,
-                                 created_by=created_by)
+                                 read_only=read_only, created_by=created_by)
         return tok, raw
 
     @classmethod
@@ -122,3 +124,55 @@ class ReviewState(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["path", "entry_id"],
                                                name="one_review_per_entry")]
+
+
+class WritePolicy(models.Model):
+    """How agents may change one kind of file: write, propose (a person approves) or read.
+
+    `scope` "*" is the workspace default; a row with a token overrides both for that token.
+    No row means "write". Daily logs are always written directly (memoryui/policies.py)."""
+
+    WORKSPACE = "*"
+
+    scope = models.CharField(max_length=64, default=WORKSPACE)
+    kind = models.CharField(max_length=16)
+    policy = models.CharField(max_length=8)
+    token = models.ForeignKey(Token, null=True, blank=True, on_delete=models.CASCADE,
+                              related_name="policies")
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["scope", "kind", "token"],
+                                    name="one_policy_per_scope_kind_token"),
+            models.UniqueConstraint(fields=["scope", "kind"], condition=models.Q(token=None),
+                                    name="one_policy_per_scope_kind"),
+        ]
+
+
+class ProposalDecision(models.Model):
+    """The shared record of one proposal (its commits live in git, `store/proposals.py`):
+    every instance reads the same inbox from here."""
+
+    OPEN, APPROVED, REJECTED, WITHDRAWN = "open", "approved", "rejected", "withdrawn"
+    STATUSES = (OPEN, APPROVED, REJECTED, WITHDRAWN)
+
+    proposal_id = models.CharField(max_length=12, unique=True)
+    path = models.CharField(max_length=1024)
+    scope = models.CharField(max_length=64, db_index=True, help_text="The proposing agent's.")
+    kind = models.CharField(max_length=16, blank=True)
+    proposer = models.CharField(max_length=150)
+    token = models.ForeignKey(Token, null=True, blank=True, on_delete=models.SET_NULL,
+                              related_name="+")
+    status = models.CharField(max_length=12, choices=[(s, s) for s in STATUSES],
+                              default=OPEN, db_index=True)
+    decided_by = models.CharField(max_length=150, blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    reason = models.TextField(blank=True)
+    merge_sha = models.CharField(max_length=40, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["status", "scope"], name="proposal_status_scope")]

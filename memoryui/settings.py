@@ -175,6 +175,13 @@ MEMORYUI_SYNC_TIMEOUT = float(_env_number("MEMORYUI_SYNC_TIMEOUT", "120", float)
 MEMORYUI_SYNC_PUSH = _env_choice("MEMORYUI_SYNC_PUSH", "auto", ("auto", "manual"))
 # -- end of sync ----------------------------------------------------------------
 
+# -- proposals (docs/review.md "Proposals and policies") -------------------------------
+# An http(s) URL that receives a JSON POST for each new proposal (empty: none).
+MEMORYUI_PROPOSAL_WEBHOOK = os.environ.get("MEMORYUI_PROPOSAL_WEBHOOK", "").strip()
+if MEMORYUI_PROPOSAL_WEBHOOK and not MEMORYUI_PROPOSAL_WEBHOOK.startswith(("http://",
+                                                                          "https://")):
+    raise ImproperlyConfigured("MEMORYUI_PROPOSAL_WEBHOOK must be an http:// or https:// URL")
+
 # -- sign-in throttling (django-axes; docs/operations.md "Security") --------------------
 # After MEMORYUI_LOGIN_FAILURES failed sign-ins for one user name, or from one address, within
 # MEMORYUI_LOGIN_COOLOFF seconds, that name or address is refused until the cool-off has

@@ -14,9 +14,11 @@ from functools import wraps
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from memoryui import proposing
 from memoryui.api.auth import error
 from memoryui.models import Token
 from memoryui.store import Actor, Kind, Store, StoreError
+from memoryui.store.agentview import AgentStore
 from memoryui.tools.registry import ToolError, lone_surrogate
 
 ADMIN_ACTOR = "api-admin"
@@ -191,8 +193,19 @@ def check_read(tok: Token, store: Store, path: str) -> None:
                         "in that scope nor a shared file (world, global, skills, directives)")
 
 
+READ_ONLY = "this token is read-only: it may not write"
+
+
+def check_writable(tok: Token) -> None:
+    """A read-only token writes nothing (403)."""
+    if tok.read_only:
+        raise forbidden(READ_ONLY)
+
+
 def check_write(tok: Token, store: Store, path: str) -> None:
-    """Admins write anywhere; a scope token inside its own scope, world/global with grants."""
+    """Admins write anywhere; a scope token inside its own scope, world/global with grants;
+    a read-only token nowhere."""
+    check_writable(tok)
     if tok.is_admin:
         return
     owner = store.layout.scope_of(path)
@@ -212,3 +225,11 @@ def check_write(tok: Token, store: Store, path: str) -> None:
             return
         raise forbidden("this token may not write the global memory (grant --global)")
     raise forbidden(f"only an admin token may write {path}: it belongs to no scope")
+
+
+def agent_store(tok: Token, store: Store, scope: str | None = None) -> Store | AgentStore:
+    """The store as the token's agent sees it under the write policies (proposing.py): its
+    own proposals read back, its writes proposed or refused where the policy says so.
+    `scope`: the scope it acts for (a scope token's own, else the one an admin names)."""
+    acting = scope or (tok.scope if not tok.is_admin else "")
+    return proposing.agent_store(store, acting, tok)

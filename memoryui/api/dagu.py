@@ -21,7 +21,14 @@ from posixpath import dirname
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from memoryui.api.auth import bearer, token_for
-from memoryui.api.common import ApiError, actor_for, json_response, read_json_object
+from memoryui.api.common import (
+    ApiError,
+    actor_for,
+    agent_store,
+    check_writable,
+    json_response,
+    read_json_object,
+)
 from memoryui.middleware import log_unexpected, unexpected
 from memoryui.store import DELETE, Actor, Kind, Store, StoreError
 from memoryui.throttle import Throttled
@@ -123,9 +130,11 @@ def _dag_memories(store: Store) -> list[str] | None:
 
 @dagu_view
 def global_memory(request: HttpRequest) -> HttpResponse:
-    store = get_store()
-    path = _path(store, Kind.GLOBAL)
     tok = request.token  # type: ignore[attr-defined]
+    store = agent_store(tok, get_store())  # its own proposals read back, writes proposed
+    path = _path(store, Kind.GLOBAL)
+    if request.method in ("PUT", "DELETE"):
+        check_writable(tok)
     if request.method == "PUT":
         content = _content(request)
         actor, trailers = actor_for(tok)
@@ -145,10 +154,12 @@ def global_memory(request: HttpRequest) -> HttpResponse:
 
 @dagu_view
 def dag_memory(request: HttpRequest, dag: str) -> HttpResponse:
-    store = get_store()
-    _check_name(dag)
-    path = _path(store, Kind.MEMORY, dag)
     tok = request.token  # type: ignore[attr-defined]
+    _check_name(dag)
+    store = agent_store(tok, get_store(), dag)  # Dagu's writer acts for the DAG
+    path = _path(store, Kind.MEMORY, dag)
+    if request.method in ("PUT", "DELETE"):
+        check_writable(tok)
     if request.method == "PUT":
         content = _content(request)
         actor, trailers = actor_for(tok)

@@ -27,6 +27,7 @@ from memoryui.api.auth import require_token
 from memoryui.api.common import (
     ApiError,
     actor_for,
+    agent_store,
     api_view,
     bad_request,
     check_read,
@@ -38,6 +39,7 @@ from memoryui.api.common import (
 )
 from memoryui.models import Token
 from memoryui.store import ABSENT, DELETE, Conflict, Kind, Store, WriteResult, names, version_of
+from memoryui.store.agentview import AgentStore
 from memoryui.store.commitinfo import CommitDetail, CommitInfo
 from memoryui.store.committed import RECORD_ID
 from memoryui.store.dates import GIT_MAX, GIT_MIN, BadDate, parse_date
@@ -99,8 +101,8 @@ def list_files(request: HttpRequest) -> HttpResponse:
 @api_view("GET", "PUT", "DELETE")
 def file_detail(request: HttpRequest, path: str) -> HttpResponse:
     tok: Token = request.token  # type: ignore[attr-defined]
-    store = get_store()
     names.validate_relpath(path)
+    store = agent_store(tok, get_store())  # its own proposals, its writes proposed
     if request.method == "PUT":
         check_write(tok, store, path)
         return _put(request, tok, store, path)
@@ -122,8 +124,8 @@ def file_detail(request: HttpRequest, path: str) -> HttpResponse:
     return resp
 
 
-def _precondition(request: HttpRequest, store: Store, path: str, new: str | None
-                  ) -> str | None:
+def _precondition(request: HttpRequest, store: Store | AgentStore, path: str,
+                  new: str | None) -> str | None:
     """The `expect` version for the store write, from If-Match / If-None-Match."""
     current, version = store.read_versioned(path)
     if_match = request.headers.get("If-Match")
@@ -162,7 +164,8 @@ def _stale(path: str, current: str | None, version: str | None, new: str | None,
                     diff=unified_text(fd) if fd is not None and fd.hunks else "")
 
 
-def _put(request: HttpRequest, tok: Token, store: Store, path: str) -> HttpResponse:
+def _put(request: HttpRequest, tok: Token, store: Store | AgentStore, path: str
+         ) -> HttpResponse:
     ctype = request.content_type or ""
     if ctype and ctype not in TEXT_TYPES:
         raise ApiError("unsupported_media_type", f"send the file as text/markdown or "
@@ -173,26 +176,35 @@ def _put(request: HttpRequest, tok: Token, store: Store, path: str) -> HttpRespo
                        415)
     text = read_text(request)
     res = _save(request, tok, store, path, text, "saving")
-    resp = json_response({"path": path, "sha256": res.version, "etag": etag(res.version),
-                          "created": res.created, "changed": res.changed,
-                          "commit": res.commit, "write": res.record or None},
-                         status=201 if res.created else 200)
+    body = {"path": path, "sha256": res.version, "etag": etag(res.version),
+            "created": res.created, "changed": res.changed,
+            "commit": res.commit, "write": res.record or None}
+    body.update(_proposed(store))
+    resp = json_response(body, status=201 if res.created else 200)
     resp["ETag"] = etag(res.version)
     return resp
 
 
-def _delete(request: HttpRequest, tok: Token, store: Store, path: str) -> HttpResponse:
+def _delete(request: HttpRequest, tok: Token, store: Store | AgentStore, path: str
+            ) -> HttpResponse:
     if not store.exists(path):
         if store.is_dir(path):
             raise bad_request(f"{path} is a folder, not a file")
         raise ApiError("not_found", f"{path} does not exist", 404)
     res = _save(request, tok, store, path, None, "deleting")
     return json_response({"path": path, "deleted": True, "commit": res.commit,
-                          "write": res.record or None})
+                          "write": res.record or None, **_proposed(store)})
 
 
-def _save(request: HttpRequest, tok: Token, store: Store, path: str, text: str | None,
-          doing: str) -> WriteResult:
+def _proposed(store: Store | AgentStore) -> dict:
+    """`{"proposal": id}` when the write became the token's proposal (it waits for a
+    person; `commit` and `write` are null)."""
+    p = getattr(store, "last_proposal", None)
+    return {"proposal": p.id} if p is not None else {}
+
+
+def _save(request: HttpRequest, tok: Token, store: Store | AgentStore, path: str,
+          text: str | None, doing: str) -> WriteResult:
     """Write `text` (None: delete the file) as the token's author, under the request's
     preconditions and `X-Memoryui-Message`; a writer that got in first meanwhile makes it
     the stale answer, with the text now."""

@@ -43,8 +43,9 @@ from mcp.shared.exceptions import MCPError
 from starlette.types import Message, Receive, Scope, Send
 
 from memoryui.api.auth import token_for
-from memoryui.api.common import actor_for
+from memoryui.api.common import actor_for, agent_store
 from memoryui.middleware import DISK_FULL, is_disk_full
+from memoryui.models import Token
 from memoryui.store import Actor, StoreError, names
 from memoryui.throttle import Throttled
 from memoryui.tools.registry import Tool, ToolContext, ToolError, call_tool, tools_for
@@ -71,6 +72,7 @@ class Caller:
     can_write_global: bool
     actor: Actor
     trailers: tuple[tuple[str, str], ...] = ()
+    token: Token | None = None  # its write policies and read-only flag (api/common.py)
 
 
 # -- Host / Origin -----------------------------------------------------------------------
@@ -151,7 +153,10 @@ async def list_tools(ctx: ServerRequestContext,
 
 def _run(caller: Caller, name: str, args: dict[str, Any]) -> str:
     store = get_store()
-    ctx = ToolContext(store=store, scope=caller.scope, actor=caller.actor,
+    close_old_connections()
+    acting = agent_store(caller.token, store, caller.scope) if caller.token is not None \
+        else store
+    ctx = ToolContext(store=acting, scope=caller.scope, actor=caller.actor,
                       can_write_world=caller.can_write_world,
                       can_write_global=caller.can_write_global,
                       trailers=list(caller.trailers))
@@ -225,7 +230,7 @@ def _authenticate(raw: str | None, wanted: str | None, scope: Scope
         return 400, "invalid_arguments", str(exc)
     actor, trailers = actor_for(tok, scope)
     return Caller(scope, tok.can_write_world or tok.is_admin,
-                  tok.can_write_global or tok.is_admin, actor, tuple(trailers))
+                  tok.can_write_global or tok.is_admin, actor, tuple(trailers), tok)
 
 
 async def _json_error(send: Send, status: int, code: str, message: str,

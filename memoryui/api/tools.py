@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from memoryui.api.auth import require_token
 from memoryui.api.common import (
     actor_for,
+    agent_store,
     api_view,
     bad_request,
     forbidden,
@@ -47,7 +48,7 @@ def run_tool(request: HttpRequest, scope: str, tool: str) -> HttpResponse:
     args = read_json(request, empty={})
     store = get_store()
     actor, trailers = actor_for(tok, scope)
-    ctx = ToolContext(store=store, scope=scope, actor=actor,
+    ctx = ToolContext(store=agent_store(tok, store, scope), scope=scope, actor=actor,
                       can_write_world=tok.can_write_world or tok.is_admin,
                       can_write_global=tok.can_write_global or tok.is_admin,
                       trailers=trailers)

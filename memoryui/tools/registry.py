@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from memoryui.caches import TOOLS_BY_LAYOUT
 from memoryui.store import Actor, Store, StoreError
+from memoryui.store.agentview import AgentStore
 
 
 class ToolError(Exception):
@@ -39,10 +40,12 @@ class ToolContext:
     """Who is calling, for which scope, with which grants, at what local time.
 
     `trailers` go on every commit the tools make (the API and MCP put the
-    `Memoryui-Token` trailer here, as files-API and Dagu writes carry it).
+    `Memoryui-Token` trailer here, as files-API and Dagu writes carry it). `store` is the
+    workspace as this agent sees it under its write policies (`AgentStore`: its proposals
+    read back, its writes proposed) or the `Store` itself when no policy applies.
     """
 
-    store: Store
+    store: Store | AgentStore
     scope: str
     actor: Actor
     can_write_world: bool = False

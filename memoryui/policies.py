@@ -1,0 +1,105 @@
+"""Write policies: for each scope and kind of file, may an agent write, only propose, or only
+read? A token's own row wins over the scope's, which wins over the workspace default (`*`);
+with no row the policy is `write`. Daily logs are append-only experience: always `write`.
+
+Which kind a path is comes from the layout (`Layout.address`), the one place that knows.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.db import transaction
+from django.utils import timezone
+
+from memoryui.models import Token, WritePolicy
+from memoryui.store import Kind, names
+from memoryui.store.errors import InvalidName
+
+if TYPE_CHECKING:
+    from memoryui.store import Store
+
+KINDS = ("memory", "note", "scratchpad", "global", "world", "skill", "directive")
+POLICIES = ("write", "propose", "read")
+WRITE, PROPOSE, READ = POLICIES
+ALL = WritePolicy.WORKSPACE
+
+
+class PolicyError(InvalidName):
+    """A policy, kind or scope that does not exist (a 400 with one sentence)."""
+
+
+def check(scope: str, kind: str, policy: str | None = None) -> None:
+    if kind not in KINDS:
+        raise PolicyError(f"unknown kind {kind!r}; use one of: {', '.join(KINDS)} "
+                          "(daily logs are always written directly)")
+    if policy is not None and policy not in POLICIES:
+        raise PolicyError(f"unknown policy {policy!r}; use one of: {', '.join(POLICIES)}")
+    if scope != ALL:
+        try:
+            names.validate_scope(scope)
+        except InvalidName as exc:
+            raise PolicyError(f"{exc} (or * for every scope)") from None
+
+
+def policy_for(scope: str | None, kind: Kind | str, token: Token | None = None) -> str:
+    """The policy for an agent of `scope` writing a file of `kind` (with `token`)."""
+    kind = str(kind)
+    if kind not in KINDS:
+        return WRITE  # daily logs, and files outside the layout's kinds
+    rows = WritePolicy.objects.filter(kind=kind, scope__in=[scope or ALL, ALL])
+    best: tuple[int, str] | None = None
+    for row in rows:
+        if row.token_id is not None and (token is None or row.token_id != token.pk):
+            continue
+        rank = (2 if row.token_id is not None else 0) + (1 if row.scope != ALL else 0)
+        if best is None or rank > best[0]:
+            best = (rank, row.policy)
+    return best[1] if best else WRITE
+
+
+def policy_for_path(store: Store, path: str, scope: str | None,
+                    token: Token | None = None) -> str:
+    """The policy for a write of `path` by an agent of `scope`: the file's owning scope
+    when it has one, else the writer's (shared files: world, global, skills, directives)."""
+    addr = store.address_of(path)
+    if addr is None:
+        return WRITE
+    return policy_for(addr.scope or scope, addr.kind, token)
+
+
+def set_policy(scope: str, kind: str, policy: str, token: Token | None = None) -> None:
+    """Set (or, with `write` at the workspace level, clear) one policy row."""
+    check(scope, kind, policy)
+    with transaction.atomic():
+        rows = WritePolicy.objects.filter(scope=scope, kind=kind, token=token)
+        if policy == WRITE and scope == ALL and token is None:
+            rows.delete()  # the default needs no row
+            return
+        updated = rows.update(policy=policy, updated_at=timezone.now())
+        if not updated:
+            WritePolicy.objects.create(scope=scope, kind=kind, policy=policy, token=token)
+
+
+def clear_policy(scope: str, kind: str, token: Token | None = None) -> bool:
+    """Remove one override (the next level applies again); False when there was none."""
+    check(scope, kind)
+    deleted, _ = WritePolicy.objects.filter(scope=scope, kind=kind, token=token).delete()
+    return bool(deleted)
+
+
+def policy_rows() -> list[tuple[str, str, str, str, str]]:
+    """(scope, kind, policy, token name or "", source) of every row, for display; source is
+    "workspace", "scope" or "token"."""
+    out = []
+    for row in WritePolicy.objects.select_related("token").order_by("scope", "kind", "token_id"):
+        tok = row.token
+        name = (tok.name or tok.prefix) if tok is not None else ""
+        source = "token" if tok is not None else "workspace" if row.scope == ALL else "scope"
+        out.append((row.scope, row.kind, row.policy, name, source))
+    return out
+
+
+def policies_of(scope: str | None, token: Token | None = None) -> dict[str, str]:
+    """Every kind's policy for an agent of `scope` (with `token`): for a token or scope page."""
+    return {kind: policy_for(scope, kind, token) for kind in KINDS}

@@ -14,6 +14,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 
 from memoryui.proposing import ProposalView
+from memoryui.store import ABSENT, version_of
 from memoryui.store.merge import merge3
 from memoryui.web.common import preview_context, render_page, vary
 from memoryui.web.common.conflicts import Names, conflict_sides
@@ -25,6 +26,12 @@ NAMES = Names("the proposal", "the version it was proposed against", "the curren
               "proposal")
 LABELS = ("the proposal", "proposed against", "the current file")
 T = "web/proposals/"
+
+
+def seen_version(p: ProposalView) -> str:
+    """The current file's version as the editor shows it: an edited approval is the file's
+    new text as it stands, so a change to the file meanwhile must stop it."""
+    return version_of(p.current_text) or ABSENT
 
 
 def editor_context(p: ProposalView, nxt: str, *, text: str | None = None) -> dict:
@@ -41,7 +48,7 @@ def editor_context(p: ProposalView, nxt: str, *, text: str | None = None) -> dic
     body = text if text is not None else merged if merged is not None else ours
     return {
         "c": display.card(store, p, prose=False), "p": p, "text": body,
-        "updated": display.stamp(p), "next": nxt, "stale": stale,
+        "updated": display.stamp(p), "seen": seen_version(p), "next": nxt, "stale": stale,
         "merged": merged is not None, "conflicts": conflicts,
         "sides": conflict_sides(p.path, p.base_text, ours, p.current_text, NAMES)
         if stale else None,
@@ -64,10 +71,13 @@ def _to_editor(p: ProposalView, nxt: str) -> HttpResponse:
 
 def conflict_page(request: HttpRequest, p: ProposalView, nxt: str, *,
                   text: str | None = None) -> HttpResponse:
-    """A stale proposal git cannot merge: 409 and its editor, where the curator resolves."""
+    """A stale proposal git cannot merge (or a file changed while the curator edited):
+    409 and its editor, where the curator resolves; their own text is kept."""
     if getattr(request, "htmx", False):
         return _to_editor(p, nxt)
     ctx = {**editor_context(p, nxt, text=text), "refused": (
+        "The file changed while you edited: your text is below, beside the newer version. "
+        "Check it, then approve." if text is not None else
         "Approving as proposed would overwrite a newer change: the file changed on the same "
         "lines since. Resolve below, then approve.")}
     return render_page(request, T + "edit.html", ctx, status=409, path=p.path)

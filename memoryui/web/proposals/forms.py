@@ -48,6 +48,7 @@ class Approve(Next):
 class Edited(Approve):
     """Edit then approve: the text that lands instead of the proposal's."""
 
+    seen = forms.CharField(required=False, max_length=80)  # the file's version it was edited on
     text = forms.CharField(required=True, strip=False, max_length=2_000_000,
                            error_messages={"required": "the text to approve is missing"})
 

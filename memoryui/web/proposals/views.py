@@ -29,7 +29,7 @@ from memoryui.web.review.helpers import next_url, valid
 from memoryui.workspace import get_store
 
 from . import display, forms
-from .editing import conflict_page, deleted_page, editor_page
+from .editing import conflict_page, deleted_page, editor_page, seen_version
 
 T = "web/proposals/"
 MARKERS = ("The text still contains conflict markers (<<<<<<<, =======, >>>>>>>): keep one "
@@ -157,6 +157,8 @@ def edit(request: HttpRequest, pk: str) -> HttpResponse:
         return changed
     if has_conflict_markers(text):
         return editor_page(request, p, nxt, text=text, error=MARKERS, status=400)
+    if data["seen"] and data["seen"] != seen_version(p):
+        return conflict_page(request, p, nxt, text=text)
     actor = actor_of(request)
     try:
         # The curator typed this text for the file: a file deleted meanwhile comes back.

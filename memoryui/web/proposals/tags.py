@@ -1,23 +1,39 @@
-"""`{% proposals_count_badge %}` (the header, the Review tabs, the scope page, the overview):
-how many proposals wait, from one database count (never a walk of git)."""
+"""`{% proposals_count_badge %}` (the header, the Review tabs): how many proposals wait,
+from one database count (never a walk of git); `{% scope_proposals scope %}` (the scope
+page: its open proposals and its write policies); `{% proposals_summary %}` (the overview)."""
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django import template
 from django.template.loader import get_template
+from django.urls import reverse
 
 from memoryui import proposing
+from memoryui.web.policies.marks import marks
 
 register = template.Library()
 
 
-@register.simple_tag(takes_context=True)
-def proposals_count_badge(context: template.Context, scope: str = "") -> str:
-    """The open-proposal count as a badge, or nothing when none wait (or nobody signed in)."""
+def _signed_in(context: template.Context) -> bool:
     user = getattr(context.get("request"), "user", None)
-    if user is None or not user.is_authenticated:
-        return ""
-    n = proposing.open_count(scope or None)
-    if not n:
-        return ""
-    return get_template("web/proposals/_count.html").render({"n": n, "scope": scope})
+    return user is not None and user.is_authenticated
+
+
+@register.simple_tag(takes_context=True)
+def proposals_count_badge(context: template.Context) -> str:
+    """The open-proposal count as a badge, or nothing when none wait (or nobody signed in)."""
+    n = proposing.open_count() if _signed_in(context) else 0
+    return get_template("web/proposals/_count.html").render({"n": n}) if n else ""
+
+
+@register.inclusion_tag("web/proposals/_scope.html")
+def scope_proposals(scope: str) -> dict:
+    return {"n": proposing.open_count(scope), "scope": scope, "marks": marks(scope),
+            "inbox": reverse("review_proposals") + "?" + urlencode({"scope": scope})}
+
+
+@register.inclusion_tag("web/proposals/_summary.html")
+def proposals_summary() -> dict:
+    return {"n": proposing.open_count(), "inbox": reverse("review_proposals")}

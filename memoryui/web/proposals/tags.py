@@ -1,6 +1,7 @@
 """`{% proposals_count_badge %}` (the header, the Review tabs): how many proposals wait,
 from one database count (never a walk of git); `{% scope_proposals scope %}` (the scope
-page: its open proposals and its write policies); `{% proposals_summary %}` (the overview)."""
+page: its open proposals and its write policies); `{% proposals_summary %}` (the overview);
+`{% proposal_events filters %}` (the activity page)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from django.urls import reverse
 
 from memoryui import proposing
 from memoryui.web.policies.marks import marks
+
+from .events import day_of, events
 
 register = template.Library()
 
@@ -37,3 +40,14 @@ def scope_proposals(scope: str) -> dict:
 @register.inclusion_tag("web/proposals/_summary.html")
 def proposals_summary() -> dict:
     return {"n": proposing.open_count(), "inbox": reverse("review_proposals")}
+
+
+@register.inclusion_tag("web/proposals/_events.html")
+def proposal_events(filters: object, limit: int = 10) -> dict:
+    """The activity page's proposals (its first page only), under the page's filters."""
+    get = lambda name: str(getattr(filters, name, "") or "")  # noqa: E731
+    actor = get("actor").split(":", 1)[-1]
+    return {"events": events(limit, scope=get("scope") or None, kind=get("kind") or None,
+                             actor=actor or None, who=get("who") or None,
+                             since=day_of(get("since")), until=day_of(get("until"))),
+            "inbox": reverse("review_proposals")}

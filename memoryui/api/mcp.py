@@ -42,6 +42,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from starlette.types import Message, Receive, Scope, Send
 
+from memoryui.api import mcp_proposals
 from memoryui.api.auth import token_for
 from memoryui.api.common import actor_for, agent_store
 from memoryui.middleware import DISK_FULL, is_disk_full
@@ -147,13 +148,16 @@ def _caller(ctx: ServerRequestContext) -> Caller:
 
 async def list_tools(ctx: ServerRequestContext,
                      params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-    _caller(ctx)
-    return types.ListToolsResult(tools=[mcp_tool(t) for t in tools_for(_layout())])
+    caller = _caller(ctx)
+    return types.ListToolsResult(tools=[mcp_tool(t) for t in tools_for(_layout())]
+                                 + mcp_proposals.offered(caller.token))
 
 
 def _run(caller: Caller, name: str, args: dict[str, Any]) -> str:
     store = get_store()
     close_old_connections()
+    if mcp_proposals.handles(name):
+        return mcp_proposals.run(caller.token, name, args)
     acting = agent_store(caller.token, store, caller.scope) if caller.token is not None \
         else store
     ctx = ToolContext(store=acting, scope=caller.scope, actor=caller.actor,

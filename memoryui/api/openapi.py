@@ -13,6 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from memoryui.api import openapi_params as rules
 from memoryui.api.common import api_view, json_response
 from memoryui.api.openapi_mcp import MCP_SCHEMAS, mcp_paths
+from memoryui.api.openapi_proposals import PROPOSAL_SCHEMAS, proposal_paths
 from memoryui.api.openapi_schemas import (
     dagu_err,
     err,
@@ -264,6 +265,7 @@ def build_spec() -> dict:
         **_dagu_paths(),
         **_file_paths(),
         **_audit_paths(),
+        **proposal_paths(),
         "/api/v1/openapi.json": {"get": {
             "operationId": "openapi", "tags": ["meta"], "security": [],
             "summary": "This document",
@@ -280,15 +282,16 @@ def build_spec() -> dict:
                                 'Dagu\'s own `{"code", "message"}`.'},
         "servers": [{"url": "/"}],
         "security": [{"bearer": []}],
-        "tags": [{"name": n} for n in ("tools", "dagu", "files", "audit", "search", "mcp",
-                                       "meta")],
+        "tags": [{"name": n} for n in ("tools", "dagu", "files", "audit", "search",
+                                       "proposals", "mcp", "meta")],
         "paths": paths,
         "components": {
             "securitySchemes": {"bearer": {
                 "type": "http", "scheme": "bearer",
                 "description": "A token from `memoryui token create` or the tokens page: "
                                "bound to one scope (optional world/global grants) or admin."}},
-            "schemas": {**schemas(sorted({t.name for t in tools})), **MCP_SCHEMAS},
+            "schemas": {**schemas(sorted({t.name for t in tools})), **MCP_SCHEMAS,
+                        **PROPOSAL_SCHEMAS},
             "responses": responses(),
         },
     }

@@ -7,12 +7,16 @@ ERROR_CODES = ["invalid_arguments", "unauthorized", "forbidden", "not_found", "c
                "payload_too_large", "method_not_allowed", "precondition_failed",
                "precondition_required", "unsupported_media_type", "secret_found",
                "insufficient_storage", "unavailable", "invalid_host", "internal_error",
-               "too_many_requests"]
+               "too_many_requests", "already_decided", "merge_conflict"]
 
 
 WRITE_ID = {"type": ["string", "null"], "description":
             "The write's id: GET /api/v1/writes/{id} gives the commit that holds it once "
             "made; null when nothing changed."}
+
+PROPOSAL_ID = {"type": "string", "description":
+               "Present when the write became the token's proposal (the kind's policy is "
+               "`propose`): it waits for a person, and `commit` and `write` are null."}
 
 
 def ref(name: str) -> dict:
@@ -147,11 +151,12 @@ def schemas(tool_names: list[str]) -> dict:
                            "commit": {"type": ["string", "null"], "description":
                                       "The commit, or null when it is grouped and made "
                                       "within a second."},
-                           "write": WRITE_ID}},
+                           "write": WRITE_ID, "proposal": PROPOSAL_ID}},
         "DeleteResult": {
             "type": "object", "required": ["path", "deleted"],
             "properties": {"path": {"type": "string"}, "deleted": {"const": True},
-                           "commit": {"type": ["string", "null"]}, "write": WRITE_ID}},
+                           "commit": {"type": ["string", "null"]}, "write": WRITE_ID,
+                           "proposal": PROPOSAL_ID}},
         "WriteCommit": {
             "type": "object", "required": ["write", "commit"],
             "properties": {"write": {"type": "string"},

@@ -1,9 +1,10 @@
-"""API URLs (/api/v1/...): the agent tools, Dagu REST, files and audit, search, OpenAPI."""
+"""API URLs (/api/v1/...): the agent tools, Dagu REST, files and audit, proposals, search,
+OpenAPI."""
 
 from django.http import HttpRequest, HttpResponse
 from django.urls import include, path, re_path
 
-from memoryui.api import dagu, files, openapi, tools
+from memoryui.api import dagu, files, openapi, proposals, tools
 from memoryui.api.common import ApiError, api_view
 
 
@@ -25,6 +26,10 @@ urlpatterns: list = [
     path("history", files.history, name="api_history"),
     path("commits/<str:sha>", files.commit_detail, name="api_commit"),
     path("writes/<str:record>", files.write_commit, name="api_write_commit"),
+    path("proposals", proposals.list_proposals, name="api_proposals"),
+    path("proposals/<str:pid>", proposals.proposal_detail, name="api_proposal"),
+    path("proposals/<str:pid>/approve", proposals.approve, name="api_proposal_approve"),
+    path("proposals/<str:pid>/reject", proposals.reject, name="api_proposal_reject"),
     path("openapi.json", openapi.openapi_json, name="api_openapi"),
     path("", include("memoryui.api.search_urls")),
     re_path(r"^[\s\S]*\Z", not_found),

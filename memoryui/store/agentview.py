@@ -35,8 +35,9 @@ class WriteRefused(StoreError):
 class AgentStore:
     """A `Store` seen by agent `scope`: its proposals read back, its writes proposed.
 
-    `scope` "" (an admin token acting for no scope): a file's proposals are its owning
-    scope's; a shared file cannot be proposed without a scope and its write is refused."""
+    `scope` "" (an admin token acting for no scope): its write of a scope's file extends
+    that scope's proposal, and it reads the approved files; a shared file cannot be
+    proposed without a scope, so that write is refused."""
 
     def __init__(self, store: Store, scope: str, policy: Callable[[str], str],
                  on_proposed: Callable[[Proposal, bool], None] | None = None) -> None:
@@ -63,9 +64,11 @@ class AgentStore:
 
     # -- reads -------------------------------------------------------------------------------
     def _own(self, path: str) -> tuple[Proposal, bytes | None] | None:
-        if self.policy_of(path) != PROPOSE or not self.proposer(path):
+        """The agent's proposal for `path`; a caller acting for no scope reads what
+        everyone reads (its writes still go to the owning scope's proposal)."""
+        if not self.scope or self.policy_of(path) != PROPOSE:
             return None
-        return proposals.own_version(self.store, self.proposer(path), path)
+        return proposals.own_version(self.store, self.scope, path)
 
     def read_bytes(self, path: str) -> bytes | None:
         own = self._own(path)

@@ -64,8 +64,8 @@ def test_list_shows_prefix_scope_grants_and_state_never_the_token():
     run("revoke", tok.prefix)
     out = run("list")
     lines = out.strip().split("\n")
-    assert lines[0].split() == ["ID", "PREFIX", "NAME", "SCOPE", "GRANTS", "CREATED", "LAST",
-                                "USED", "REVOKED"]
+    assert lines[0].split() == ["ID", "PREFIX", "NAME", "SCOPE", "GRANTS", "POLICIES",
+                                "CREATED", "LAST", "USED", "REVOKED"]
     row = next(ln for ln in lines if tok.prefix in ln)
     assert "ops-bot" in row and "world" in row and row.split()[-2:] != ["-", "-"]
     admin_row = next(ln for ln in lines if " ci " in ln)

@@ -1,5 +1,5 @@
-"""Agent tokens from the shell: `token create SCOPE [--world] [--global] [--admin] [--name N]`,
-`token list`, `token revoke PREFIX_OR_ID`.
+"""Agent tokens from the shell: `token create SCOPE [--world] [--global] [--admin]
+[--read-only] [--name N]`, `token list`, `token revoke PREFIX_OR_ID`.
 
 `create` prints the raw token alone on the last line of stdout, so scripts can take it
 with `| tail -n 1`; it is shown once and only its hash is stored.
@@ -18,11 +18,19 @@ PREFIX_LEN = 12  # what Token.issue keeps of the raw value
 
 
 def grants_of(tok: Token) -> str:
+    if tok.read_only:
+        return "read-only" + (" admin" if tok.is_admin else "")
     if tok.is_admin:
         return "admin"
     grants = [g for g, on in (("world", tok.can_write_world), ("global", tok.can_write_global))
               if on]
     return ", ".join(grants) or "-"
+
+
+def policies_of(tok: Token) -> str:
+    """The token's own write-policy overrides, `kind=policy` (`manage.py policy --token`)."""
+    rows = sorted((p.kind, p.policy, p.scope) for p in tok.policies.all())
+    return ", ".join(f"{k}={v}" + ("" if s == "*" else f"@{s}") for k, v, s in rows) or "-"
 
 
 def find_token(ref: str) -> Token:
@@ -62,6 +70,8 @@ class Command(BaseCommand):
                             help="may write the global memory")
         create.add_argument("--admin", action="store_true",
                             help="admin token: any scope, Dagu, files and history API")
+        create.add_argument("--read-only", dest="read_only", action="store_true",
+                            help="may read only: every write answers 403")
         create.add_argument("--name", default="", help="a label to recognise it by")
         lst = sub.add_parser("list", help="list tokens (never their values)")
         lst.add_argument("--active", action="store_true", help="hide revoked tokens")
@@ -74,13 +84,14 @@ class Command(BaseCommand):
         if action == "create":
             self.create(str(opts["scope"] or ""), world=bool(opts["world"]),
                         global_=bool(opts["global_"]), admin=bool(opts["admin"]),
-                        name=str(opts["name"]))
+                        name=str(opts["name"]), read_only=bool(opts["read_only"]))
         elif action == "list":
             self.list(active_only=bool(opts["active"]))
         else:
             self.revoke(str(opts["token"]))
 
-    def create(self, scope: str, *, world: bool, global_: bool, admin: bool, name: str) -> None:
+    def create(self, scope: str, *, world: bool, global_: bool, admin: bool, name: str,
+               read_only: bool = False) -> None:
         if not scope and not admin:
             raise CommandError("give the SCOPE the token acts for, or --admin")
         if scope:
@@ -90,8 +101,10 @@ class Command(BaseCommand):
                 raise CommandError(str(exc)) from None
         if len(name) > 100:
             raise CommandError("--name is at most 100 characters")
+        if read_only and (world or global_):
+            raise CommandError("a --read-only token writes nothing: drop --world and --global")
         tok, raw = Token.issue(scope=scope, world=world, global_=global_, admin=admin,
-                               name=name)
+                               name=name, read_only=read_only)
         who = f"scope {scope}" if scope else "any scope"
         self.stdout.write(f"Created token {tok.prefix}… (id {tok.pk}) for {who}; grants: "
                           f"{grants_of(tok)}.")
@@ -100,10 +113,12 @@ class Command(BaseCommand):
 
     def list(self, active_only: bool) -> None:
         qs = Token.objects.active() if active_only else Token.objects.all()
-        rows = [("ID", "PREFIX", "NAME", "SCOPE", "GRANTS", "CREATED", "LAST USED", "REVOKED")]
-        for t in qs.order_by("pk"):
+        rows = [("ID", "PREFIX", "NAME", "SCOPE", "GRANTS", "POLICIES", "CREATED", "LAST USED",
+                 "REVOKED")]
+        for t in qs.order_by("pk").prefetch_related("policies"):
             rows.append((str(t.pk), t.prefix, t.name or "-", t.scope or "*", grants_of(t),
-                         _when(t.created_at), _when(t.last_used_at), _when(t.revoked_at)))
+                         policies_of(t), _when(t.created_at), _when(t.last_used_at),
+                         _when(t.revoked_at)))
         if len(rows) == 1:
             self.stdout.write("no tokens yet: python manage.py token create SCOPE")
             return

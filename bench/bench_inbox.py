@@ -79,9 +79,9 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
     report("make the proposals (agents' writes under propose)", None, ops_per_s=len(made) / (
         time.perf_counter() - t), note=note)
 
-    def floor() -> None:
-        for p in proposing.open_proposals()[:PAGE]:
-            (p.base_text, p.proposed_text, p.current_text)
+    def floor() -> int:
+        return sum(len(t or "") for p in proposing.open_proposals()[:PAGE]
+                   for t in (p.base_text, p.proposed_text, p.current_text))
 
     floor_ms = [_ms(floor) for _ in range(SAMPLES)]
     report("floor: open proposals + 3 texts of each shown one", floor_ms, note=note)

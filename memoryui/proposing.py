@@ -298,9 +298,9 @@ def inbox_url(pid: str) -> str:
     """Where the proposal's card is: the site's origin (CSRF_TRUSTED_ORIGINS' first) and
     the inbox's path."""
     try:
-        path = reverse("review:proposal", args=[pid])
-    except NoReverseMatch:
-        path = f"/review/?proposal={pid}#proposal-{pid}"
+        path = reverse("proposal", args=[pid])
+    except NoReverseMatch:  # (a deployment without the web UI's inbox)
+        path = f"/review/proposals/{pid}/"
     origins = getattr(settings, "CSRF_TRUSTED_ORIGINS", [])
     return (origins[0].rstrip("/") if origins else "") + path
 

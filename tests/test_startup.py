@@ -31,6 +31,7 @@ TYPOS = [
     ("DATABASE_URL", "nonsense://db", "must be a database URL"),
     ("MEMORYUI_LOGIN_FAILURES", "many", "must be an integer"),
     ("MEMORYUI_LOGIN_COOLOFF", "0", "must be at least 1"),
+    ("MEMORYUI_PROPOSAL_WEBHOOK", "chat.example.com/hook", "must be an http:// or https://"),
 ]
 
 

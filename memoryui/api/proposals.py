@@ -22,8 +22,10 @@ from memoryui.api.common import (
 )
 from memoryui.models import ProposalDecision, Token
 from memoryui.policies import KINDS
+from memoryui.store import names
 
 MAX_REASON = 2000
+MAX_PROPOSER = 150
 
 
 def _visible(tok: Token, view: proposing.ProposalView) -> bool:
@@ -55,12 +57,16 @@ def list_proposals(request: HttpRequest) -> HttpResponse:
     if kind is not None and kind not in KINDS:
         raise bad_request(f"unknown kind {kind[:40]!r}; use one of: {', '.join(KINDS)}")
     scope = request.GET.get("scope") or None
+    if scope is not None:
+        names.validate_scope(scope)
+    proposer = request.GET.get("proposer") or None
+    if proposer is not None and len(proposer) > MAX_PROPOSER:
+        raise bad_request(f"proposer is at most {MAX_PROPOSER} characters")
     if not tok.is_admin:
         if scope and scope != tok.scope:
             raise forbidden(f"this token acts only for scope '{tok.scope}', not '{scope[:64]}'")
         scope = tok.scope or "\0"  # (a token bound to no scope sees none)
-    views = proposing.open_proposals(scope=scope, proposer=request.GET.get("proposer") or None,
-                                     kind=kind, status=status)
+    views = proposing.open_proposals(scope=scope, proposer=proposer, kind=kind, status=status)
     return json_response({"proposals": [v.as_dict() for v in views],
                           "open": proposing.open_count(None if tok.is_admin else scope)})
 

@@ -341,17 +341,17 @@ def close_approved(store: Store, p: Proposal) -> None:
 
 def settle(store: Store) -> list[str]:
     """Drop open refs whose proposal is decided under another ref (a fetch from a remote can
-    bring an old open ref back after another instance decided it); the ids dropped."""
-    decided = {name.rsplit("/", 2)[-2] + "/" + name.rsplit("/", 1)[-1]
-               for prefix in (APPROVED_PREFIX, REJECTED_PREFIX)
+    bring an old open ref back after another instance decided it); their `scope/id`."""
+    decided = {name[len(prefix):] for prefix in (APPROVED_PREFIX, REJECTED_PREFIX)
                for name, _tip in _refs(store, prefix)}
     dropped = []
-    for name, tip in _refs(store, OPEN_PREFIX):
-        key = name[len(OPEN_PREFIX):]
-        if key in decided:
-            try:
-                _move(store, [(name, ZERO, tip)])
-                dropped.append(key.rsplit("/", 1)[-1])
-            except ProposalClosed:
-                continue
+    with _lock(store):
+        for name, tip in _refs(store, OPEN_PREFIX):
+            key = name[len(OPEN_PREFIX):]
+            if key in decided:
+                try:
+                    _move(store, [(name, ZERO, tip)])
+                    dropped.append(key)
+                except ProposalClosed:
+                    continue
     return dropped

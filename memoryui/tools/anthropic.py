@@ -122,7 +122,7 @@ def view(ctx: ToolContext, args: dict) -> str:
     t = Target(ctx, _alias(args, "path", "file_path"))
     if t.full.is_dir() or (t.is_root and not t.full.exists()):
         return _listing(t)
-    if not t.full.is_file():
+    if not t.is_file():
         raise missing(t.path)
     text = ctx.store.read(t.ws)
     if text is None:
@@ -155,7 +155,7 @@ def create(ctx: ToolContext, args: dict) -> str:
     t = Target(ctx, _alias(args, "path", "file_path"))
     text: str = _required(args, "file_text", "create")
     exists = ToolError(f"File {t.path} already exists", "conflict", 409)
-    if t.is_root or t.full.exists():
+    if t.is_root or t.exists():
         raise exists
     blocker = t.file_ancestor()
     if blocker:
@@ -170,9 +170,9 @@ def create(ctx: ToolContext, args: dict) -> str:
 
 
 def _existing_file(t: Target) -> None:
-    if not t.full.exists():
+    if not t.exists():
         raise missing(t.path)
-    if not t.full.is_file():
+    if not t.is_file():
         raise ToolError(f"The path {t.path} is not a file.")
 
 

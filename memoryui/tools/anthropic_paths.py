@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from memoryui.store import StoreError, names
+from memoryui.store.agentview import AgentStore
 from memoryui.tools.registry import ToolContext, ToolError
 
 ROOT = "/memories"
@@ -63,6 +64,17 @@ class Target:
                 raise ToolError("Path would escape /memories directory via symlink")
             raise ToolError(f"Path {self.path} goes through a symbolic link; memoryui does "
                             "not follow symbolic links")
+
+    def is_file(self) -> bool:
+        """A file as this agent sees it (its own proposals included: agentview.py)."""
+        if isinstance(self.ctx.store, AgentStore):
+            return self.ctx.store.exists(self.ws)
+        return self.full.is_file()
+
+    def exists(self) -> bool:
+        if isinstance(self.ctx.store, AgentStore):
+            return self.is_file() or self.full.is_dir()
+        return self.full.exists()
 
     def public(self, text: str) -> str:
         return public(self.prefix, text)

@@ -151,7 +151,7 @@ def test_claude_memory_tool_views_and_edits_its_proposal(make_ctx):
     store = own.store
     mem = "agents/ops-bot/memory/MEMORY.md"
     store.write(mem, "# Me\n- likes tea\n", actor=LEAD, tool="edit")
-    ctx = proposing(own, Kind.MEMORY)
+    ctx = proposing(own, Kind.MEMORY, Kind.NOTE)
 
     def memory(**args: object) -> str:
         return call_tool(ctx, "memory", args)
@@ -162,6 +162,14 @@ def test_claude_memory_tool_views_and_edits_its_proposal(make_ctx):
                                                        "edited")
     seen = memory(command="view", path="/memories/MEMORY.md")
     assert "likes coffee" in seen and "uses vim" in seen
+    # a new file proposed is there for its agent only, and can be edited next
+    assert memory(command="create", path="/memories/notes/deploys.md",
+                  file_text="- friday freeze\n") == \
+        "File created successfully at: /memories/notes/deploys.md"
+    assert memory(command="str_replace", path="/memories/notes/deploys.md",
+                  old_str="friday", new_str="Friday").startswith("The memory file has been")
+    assert "Friday freeze" in memory(command="view", path="/memories/notes/deploys.md")
+    assert not (store.root / "agents/ops-bot/memory/notes/deploys.md").exists()
     assert "likes tea" in call_tool(own, "memory", {"command": "view",
                                                     "path": "/memories/MEMORY.md"})
     approve_all(store)

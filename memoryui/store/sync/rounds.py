@@ -25,6 +25,7 @@ from .config import RemoteConfig, SyncError
 from .mergecommit import merge_commit, record_refused
 from .merging import Plan, make_plan
 from .model import RoundResult, SyncStatus
+from .proposalrefs import exchange
 from .state import ArrivedLog, StateFile, SyncConflict
 from .transport import Transport, TransportError
 from .worktree import checkout, refresh_index, undo
@@ -90,10 +91,19 @@ class Rounds:
                                     f"{result.attempts} times in {self.retry_window():g} s; "
                                     "the next round tries again")
                     break
+            if result.error is None:
+                self._proposals(push)
             self._record(result)
             return result
         finally:
             self.lock.release()
+
+    def _proposals(self, push: bool) -> None:
+        """Exchange the proposals' refs (proposalrefs.py); a failure waits for the next round."""
+        try:
+            exchange(self.store, self.transport, push)
+        except Exception:  # noqa: BLE001 - the workspace's sync is done; never undo it
+            log.exception("sync: proposals not exchanged")
 
     def _attempt(self, result: RoundResult, push: bool,
                  anchor: str | None) -> tuple[bool, str | None]:

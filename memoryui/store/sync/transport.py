@@ -72,6 +72,10 @@ class Transport:
         detail = "; ".join((verdicts or lines)[-3:]) or "no message"
         return self.config.mask(f"git {what} {self.config.display_url()} failed: {detail}")
 
+    def run_git(self, *args: str) -> subprocess.CompletedProcess[bytes]:
+        """A git command against the remote, its failure in the result (not raised)."""
+        return self._run(*args, check=False)
+
     def tracking_ref(self, branch: str) -> str:
         return TRACKING_PREFIX + branch
 

@@ -296,3 +296,20 @@ def test_csrf_is_enforced(workspace, make_user, mem):
     c.force_login(make_user("curator"))
     assert c.post(f"/review/proposals/{pid}/approve/").status_code == 403
     assert proposing.get(pid).status == "open"
+
+
+def test_a_file_changed_while_editing_reopens_the_editor_with_the_text(client_as, workspace,
+                                                                       mem):
+    pid = proposal(workspace, "ops-bot", "# Memory\n\n- one\n- two\n- three\n- four\n")
+    c = client_as("curator")
+    page = html(c.get(f"/review/proposals/{pid}/edit/"))
+    seen = re.search(r'name="seen" value="([^"]+)"', page).group(1)
+    workspace.write(mem, "# Memory\n\n- one\n- two\n- three (lead)\n", actor=Actor.user("lead"),
+                    tool="edit")
+    mine = "# Memory\n\n- one\n- two\n- three\n- four, edited\n"
+    resp = c.post(f"/review/proposals/{pid}/edit/", {"text": mine, "seen": seen})
+    assert resp.status_code == 409
+    page = unescape(html(resp))
+    assert "The file changed while you edited" in page and "- four, edited" in page
+    assert workspace.read(mem) == "# Memory\n\n- one\n- two\n- three (lead)\n"
+    assert proposing.get(pid).status == "open"

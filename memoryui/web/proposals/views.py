@@ -148,6 +148,9 @@ def edit(request: HttpRequest, pk: str) -> HttpResponse:
     """GET: the editor (the conflict view when a stale proposal cannot merge). POST: the
     edited text lands as the approved version."""
     p = _found(pk)
+    if not p.available:
+        return error_page(request, "This proposal's commits have not reached this instance "
+                          "yet: sync, then try again.", 409, title="Not here yet")
     if request.method == "GET":
         return editor_page(request, p, back(request, request.GET.get("next")))
     data = valid(forms.Edited(request.POST))

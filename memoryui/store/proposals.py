@@ -149,6 +149,15 @@ def _load(store: Store, name: str, tip: str, state: str) -> Proposal | None:
 def get(store: Store, pid: str, scope: str | None = None) -> Proposal:
     """A proposal by id in any state (ProposalNotFound when there is none)."""
     valid_id(pid)
+    if scope is not None:  # direct lookups: no listing of every ref
+        names.validate_scope(scope)
+        repo = store.git.repo
+        for state in PREFIXES:
+            ref = repo.references.get(ref_name(state, scope, pid))
+            found = None if ref is None else _load(store, ref.name, str(ref.target), state)
+            if found is not None:
+                return found
+        raise ProposalNotFound(f"no proposal {pid}")
     for state, prefix in PREFIXES.items():
         for name, tip in _refs(store, prefix):
             if name.endswith("/" + pid) and (scope is None or name == prefix + f"{scope}/{pid}"):

@@ -255,7 +255,8 @@ TEMPLATES = [
             # The UI's tags live under web/ (they build on it); registered by name here.
             "libraries": {"memoryui_browse": "memoryui.web.templatetags.memoryui_browse",
                           "memoryui_review": "memoryui.web.review.tags",
-                          "memoryui_secrets": "memoryui.web.secrets.tags"},
+                          "memoryui_secrets": "memoryui.web.secrets.tags",
+                          "memoryui_proposals": "memoryui.web.proposals.tags"},
         },
     },
 ]

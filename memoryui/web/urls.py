@@ -3,9 +3,11 @@
 from django.urls import include, path
 
 urlpatterns = [
+    path("review/proposals/", include("memoryui.web.proposals.urls")),
     path("review/", include("memoryui.web.review.urls")),
     path("search/", include("memoryui.web.search.urls")),
     path("settings/tokens/", include("memoryui.web.tokens.urls")),
+    path("settings/policies/", include("memoryui.web.policies.urls")),
     path("sync/", include("memoryui.web.sync.urls")),
     path("secrets/", include("memoryui.web.secrets.urls")),
     path("", include("memoryui.web.history.urls")),

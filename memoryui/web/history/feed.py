@@ -3,7 +3,8 @@ feed reader holding an API token.
 
 Readers cannot sign in and most cannot send headers, so the token is taken from
 `Authorization: Bearer` or from `?token=` (that URL is then a secret: docs/ui.md).
-The entries are the activity page's first page, with the same filters.
+The entries are the activity page's first page, with the same filters, and the proposals
+made and rejected in that time (approvals are merge commits, among the commits).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from memoryui.models import Token
 from memoryui.roles import VIEWER, require_role
 from memoryui.throttle import Throttled
 from memoryui.web.common import web_errors
+from memoryui.web.proposals.events import Event, day_of, feed_events
 
 from .activity import ACTIVITY_PAGE, ActivityFilters, activity_page
 from .rows import CommitRow
@@ -61,7 +63,7 @@ class _Page:
     """What the feed is made of: the filters and the commits they let through."""
 
     filters: ActivityFilters
-    rows: list[CommitRow]
+    rows: list[CommitRow | Event]
 
     def url(self, request: HttpRequest, name: str) -> str:
         query = self.filters.query()
@@ -88,31 +90,38 @@ class ActivityFeed(Feed):
     def feed_url(self, page: _Page) -> str:
         return page.url(self.request, "activity_atom")
 
-    def items(self, page: _Page) -> list[CommitRow]:
+    def items(self, page: _Page) -> list[CommitRow | Event]:
         return page.rows
 
-    def item_title(self, row: CommitRow) -> str:
-        return _xml_text(row.info.subject)
+    def item_title(self, row: CommitRow | Event) -> str:
+        return _xml_text(row.title() if isinstance(row, Event) else row.info.subject)
 
-    def item_link(self, row: CommitRow) -> str:
+    def item_link(self, row: CommitRow | Event) -> str:
+        if isinstance(row, Event):
+            return self.request.build_absolute_uri(reverse("proposal", args=[row.id]))
         return self.request.build_absolute_uri(reverse("commit", args=[row.info.sha]))
 
-    def item_guid(self, row: CommitRow) -> str:
-        return f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_OID, 'memoryui:' + row.info.sha)}"
+    def item_guid(self, row: CommitRow | Event) -> str:
+        name = f"proposal:{row.id}:{row.what}" if isinstance(row, Event) else row.info.sha
+        return f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_OID, 'memoryui:' + name)}"
 
-    def item_updateddate(self, row: CommitRow) -> dt.datetime:
-        return row.info.when
+    def item_updateddate(self, row: CommitRow | Event) -> dt.datetime:
+        return row.when if isinstance(row, Event) else row.info.when
 
-    def item_author_name(self, row: CommitRow) -> str:
-        return _xml_text(row.info.actor)
+    def item_author_name(self, row: CommitRow | Event) -> str:
+        return _xml_text(row.who if isinstance(row, Event) else row.info.actor)
 
-    def item_author_email(self, row: CommitRow) -> str:
-        return _xml_text(row.info.email)
+    def item_author_email(self, row: CommitRow | Event) -> str | None:
+        return None if isinstance(row, Event) else _xml_text(row.info.email)
 
-    def item_categories(self, row: CommitRow) -> list[str]:
+    def item_categories(self, row: CommitRow | Event) -> list[str]:
+        if isinstance(row, Event):
+            return ["agent" if row.by_agent else "user", f"proposal:{row.what}"]
         return [_xml_text(t) for t in (row.actor.kind, *(f"tool:{t}" for t in row.info.tools))]
 
-    def item_description(self, row: CommitRow) -> str:
+    def item_description(self, row: CommitRow | Event) -> str:
+        if isinstance(row, Event):
+            return _xml_text("\n".join(x for x in (row.reason, f"{row.kind} {row.path}") if x))
         info = row.info
         lines = [info.body] if info.body else []
         lines += [f"{fc.status} {fc.path}" for fc in info.files]
@@ -164,4 +173,23 @@ def _atom(request: HttpRequest, token: Token | None) -> HttpResponse:
     if f.errors:
         return HttpResponse("; ".join(f.errors), status=400,
                             content_type="text/plain; charset=utf-8")
-    return ActivityFeed()(request, page=_Page(f, shown))
+    return ActivityFeed()(request, page=_Page(f, _with_proposals(f, shown, token)))
+
+
+def _with_proposals(f: ActivityFilters, shown: list[CommitRow], token: Token | None
+                    ) -> list[CommitRow | Event]:
+    """The first page's commits and the proposals of the same filters, newest first (a
+    scope token's: its own scope's only)."""
+    if f.offset:
+        return list(shown)
+    scope = token.scope if token is not None and not token.is_admin else f.scope
+    found = feed_events(ACTIVITY_PAGE, scope=scope or None, kind=f.kind or None,
+                        actor=f.actor.split(":", 1)[-1] or None, who=f.who or None,
+                        since=day_of(f.since), until=day_of(f.until))
+    if shown and len(shown) >= ACTIVITY_PAGE:  # only the time the commits cover
+        oldest = shown[-1].info.when
+        found = [e for e in found if e.when >= oldest]
+    merged: list[CommitRow | Event] = [*shown, *found]
+    merged.sort(key=lambda r: r.when if isinstance(r, Event) else r.info.when, reverse=True)
+    return merged[:ACTIVITY_PAGE]
+

@@ -17,6 +17,7 @@ from memoryui.models import Token
 from memoryui.roles import ADMIN, require_role
 from memoryui.store import StoreError, names
 from memoryui.web.common import StoreRuleField
+from memoryui.web.policies.marks import token_rows
 
 
 class TokenForm(forms.Form):
@@ -29,6 +30,7 @@ class TokenForm(forms.Form):
     global_ = forms.BooleanField(required=False, label="May write the global memory")
     admin = forms.BooleanField(required=False, label="Admin token (any scope, Dagu, files "
                                                      "and history API)")
+    read_only = forms.BooleanField(required=False, label="Read-only (every write answers 403)")
     host = forms.BooleanField(required=False, label="Git host token: clones and pushes "
                                                     "/git/workspace.git (it reads the whole "
                                                     "workspace)")
@@ -72,16 +74,17 @@ def tokens(request: HttpRequest) -> HttpResponse:
             d = form.cleaned_data
             tok, raw = Token.issue(scope=d["scope"], world=d["world"], global_=d["global_"],
                                    admin=d["admin"], name=d["name"], created_by=request.user,
+                                   read_only=d["read_only"],
                                    host_scopes=d["host_scopes"] if d["host"] else None,
                                    skills=d["skills"], directives=d["directives"])
             new = {"token": tok, "raw": raw}
             form = TokenForm()
         else:
             status = 400
+    tokens = list(Token.objects.select_related("created_by").order_by("revoked_at", "-pk"))
     resp = render(request, "web/tokens/tokens.html", {
-        "form": form, "new": new, "status": status,
+        "form": form, "new": new, "status": status, "tokens": token_rows(tokens),
         "git_url": request.build_absolute_uri("/git/workspace.git"),
-        "tokens": Token.objects.select_related("created_by").order_by("revoked_at", "-pk"),
     }, status=status)
     resp["Cache-Control"] = "no-store"
     return resp

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .embeddings import embedder, unavailable_reason
 from .query import Node, Term, term_texts
@@ -26,8 +26,33 @@ from .results import Hit
 from .vectors import Passage, query_vector
 
 if TYPE_CHECKING:
-    from .base import IndexBase
+    from collections.abc import Iterable
+
+    import numpy as np
+
     from .filters import Filters
+
+
+class IndexBase(Protocol):
+    """What fusing needs of a search index (`base.IndexBase`, which calls in here)."""
+
+    def drain(self, leave_to_host: bool = False, hold_busy: bool = False) -> int: ...
+
+    def maybe_catch_up(self) -> None: ...
+
+    def vectors_ready(self) -> bool: ...
+
+    def nearest_among(self, text: str, k: int, *, scopes: Sequence[str] | None = None,
+                      kinds: Iterable[str] | None = None, visible_to: str | None = None,
+                      exclude_paths: set[str] | None = None,
+                      vector: np.ndarray | None = None) -> list[Passage]: ...
+
+    def _query(self, tree: Node, query: str, filters: Filters, limit: int, offset: int,
+               with_total: bool) -> tuple[list[tuple], int]: ...
+
+    def _paths(self, tree: Node, query: str, filters: Filters) -> set[str]: ...
+
+    def _file_rows(self, paths: Sequence[str]) -> dict[str, tuple]: ...
 
 log = logging.getLogger("memoryui.search")
 

@@ -18,8 +18,8 @@ call in hot loops:
 Caches kept elsewhere: `store.layout` (`_name_ok`, a pure memo), `store.gitrepo` (the log
 bytes a commit tick appends to), `store.dated` (commit dates by HEAD), `review.targets` (a
 kind's files, kept by `store.kept`), `review.sources` (daily log paths), `review.entries`
-(parsed daily logs by file stamp, rendered entries), `web.history.rowhtml` (commit row
-pieces) and `web.hierarchy` (the tree model and the sidebar's markup).
+(parsed daily logs by file stamp, rendered entries) and `web.history.rowhtml` (commit row
+pieces).
 """
 
 from __future__ import annotations
@@ -106,3 +106,32 @@ SIMILAR_FILES: Shelf[tuple[tuple[float, int], Any]] = Shelf(LRUCache(maxsize=409
 SIMILAR_INDEXES: Shelf[tuple[Any, list[tuple[str, int]]]] = Shelf(LRUCache(maxsize=64))
 # the groups of a range of entries: (root, entry keys and stamps, threshold) -> group ids.
 SIMILAR_GROUPS: Shelf[list[int]] = Shelf(LRUCache(maxsize=16))
+
+# What pages read of the file catalogue (web.hierarchy), each kept with the catalogue's
+# generations it was read at (search.catalogue: a transaction that changes a row draws new
+# ones for its scopes and the whole catalogue) and the store it was read through; a value
+# whose generations moved on is read again, so none is older than the catalogue's rows.
+# the overview's hierarchy: (root, layout) -> ((store, whole generation, scope names), h)
+OVERVIEWS: Shelf[tuple[Any, Any]] = Shelf(LRUCache(maxsize=4))
+# the shared files and scope names every sidebar shows: (root, layout) -> ((store,
+# generation of the shared files, scope names), hierarchy)
+SHARED_FILES: Shelf[tuple[Any, Any]] = Shelf(LRUCache(maxsize=4))
+
+
+def _files_in(value: tuple[Any, Any]) -> int:
+    return int(getattr(value[1], "files", 0)) + 1
+
+
+# one scope's files: (root, layout, scope) -> ((store, the scope's generation), node), 100k
+# files in all (a scope page or a sidebar opens one scope; a huge team has 500 of ~400)
+SCOPE_NODES: Shelf[tuple[Any, Any]] = Shelf(LRUCache(maxsize=100_000, getsizeof=_files_in))
+
+
+def _html_of(value: tuple[Any, Any, str]) -> int:
+    return len(value[2])
+
+
+# the sidebar's markup: (shared listing's id, open scope's id, the open file, scope, kind
+# and month, the page's URL name) -> (listing, scope node, HTML), 8 M characters. Valid only
+# for the very listing and node it was rendered from, which are kept by generation above.
+SIDEBARS: Shelf[tuple[Any, Any, str]] = Shelf(LRUCache(maxsize=8 << 20, getsizeof=_html_of))

@@ -91,6 +91,11 @@ TOKENS: Shelf[tuple[Any, float, int]] = Shelf(LRUCache(maxsize=10_000))
 # only valid for the very node it was rendered from (web.templatetags.memoryui_browse).
 SCOPE_ROWS: Shelf[tuple[object, str]] = Shelf(LRUCache(maxsize=512))
 
+# Rows of file tables (the overview's world topics, a scope page's daily logs and notes):
+# (item identity, numeric size cell, age text) -> (item, row HTML), 2,048 rows; valid only
+# for the very item it was rendered from, as SCOPE_ROWS (web.templatetags.memoryui_browse).
+FILE_ROWS: Shelf[tuple[object, str]] = Shelf(LRUCache(maxsize=2048))
+
 # The tools a layout offers: layout -> (registry size, {name: tool}), 16 layouts; a registry
 # that grew since makes it stale (tools.registry). Every agent call looks its tool up.
 TOOLS_BY_LAYOUT: Shelf[tuple[int, dict[str, Any]]] = Shelf(LRUCache(maxsize=16))
@@ -122,9 +127,9 @@ def _files_in(value: tuple[Any, Any]) -> int:
     return int(getattr(value[1], "files", 0)) + 1
 
 
-# one scope's files: (root, layout, scope) -> ((store, the scope's generation), node), 100k
-# files in all (a scope page or a sidebar opens one scope; a huge team has 500 of ~400)
-SCOPE_NODES: Shelf[tuple[Any, Any]] = Shelf(LRUCache(maxsize=100_000, getsizeof=_files_in))
+# one scope's files: (root, layout, scope) -> ((store, the scope's generation), node), 20k
+# files in all, a few MB (the scopes most recently open; a scope of a huge team has ~400)
+SCOPE_NODES: Shelf[tuple[Any, Any]] = Shelf(LRUCache(maxsize=20_000, getsizeof=_files_in))
 
 
 def _html_of(value: tuple[Any, Any, str]) -> int:

@@ -118,6 +118,10 @@ SIMILAR_GROUPS: Shelf[list[int]] = Shelf(LRUCache(maxsize=16))
 # whose generations moved on is read again, so none is older than the catalogue's rows.
 # the overview's hierarchy: (root, layout) -> ((store, whole generation, scope names), h)
 OVERVIEWS: Shelf[tuple[Any, Any]] = Shelf(LRUCache(maxsize=4))
+# the overview's shared files (world, global, skills, directives, other): (root, layout) ->
+# ((store, generation of the shared files), [items]); an agent's write to its own scope
+# rebuilds the overview from them without reading them again
+OVERVIEW_SHARED: Shelf[tuple[Any, Any]] = Shelf(LRUCache(maxsize=4))
 # the shared files and scope names every sidebar shows: (root, layout) -> ((store,
 # generation of the shared files, scope names), hierarchy)
 SHARED_FILES: Shelf[tuple[Any, Any]] = Shelf(LRUCache(maxsize=4))

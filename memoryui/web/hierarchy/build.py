@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
-from memoryui.caches import OVERVIEWS, Shelf
+from memoryui.caches import OVERVIEW_SHARED, OVERVIEWS, Shelf
 from memoryui.search.catalogue import ALL, Catalogue, Entry
 from memoryui.store import Kind, Store
 
@@ -70,14 +70,22 @@ def build(store: Store) -> Hierarchy:
     if cat is None:
         return indexing(store)
     names = store.scopes()
-    return kept(OVERVIEWS, (str(store.root), store.layout.key),
-                (store, cat.generations(ALL), tuple(names)), lambda: _build(store, cat, names))
+    whole, files = cat.generations(ALL, "")
+    key = (str(store.root), store.layout.key)
+
+    def make() -> Hierarchy:
+        # the shared files (thousands of world topics on a huge team) are read again only
+        # when one of them changed, not at every agent's write to its own scope
+        outside = kept(OVERVIEW_SHARED, key, (store, files),
+                       lambda: [item_of(store, e) for e in cat.shared()])
+        return _build(store, cat, names, outside)
+    return kept(OVERVIEWS, key, (store, whole, tuple(names)), make)
 
 
-def _build(store: Store, cat: Catalogue, names: list[str]) -> Hierarchy:
+def _build(store: Store, cat: Catalogue, names: list[str], outside: list[Item]) -> Hierarchy:
     h = Hierarchy(store.layout, built_at=time.time())
-    for e in cat.shared():
-        h.place(store, {}, item_of(store, e))
+    for item in outside:
+        h.place(store, {}, item)
     totals = cat.scope_totals()
     lasts = cat.scope_lasts()
     rows: dict[str, dict[str, Item]] = {}

@@ -18,8 +18,8 @@ call in hot loops:
 Caches kept elsewhere: `store.layout` (`_name_ok`, a pure memo), `store.gitrepo` (the log
 bytes a commit tick appends to), `store.dated` (commit dates by HEAD), `review.targets` (a
 kind's files, kept by `store.kept`), `review.sources` (daily log paths), `review.entries`
-(parsed daily logs by file stamp, rendered entries) and `web.history.rowhtml` (commit row
-pieces).
+(parsed daily logs by file stamp, rendered entries), `web.history.rowhtml` (commit row
+pieces) and `web.hierarchy.model` (a budget meter's line count by file stamp).
 """
 
 from __future__ import annotations

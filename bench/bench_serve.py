@@ -10,7 +10,7 @@ Rows, each beside a floor measured in the same run:
   start (nothing saved yet) apart from the restarts. Floor: `git ls-tree -r -l HEAD` (every
   file's name and size: what the overview counts). Goal: under 2 s on huge;
 - the warm overview over HTTP, same floor;
-- resident memory of each worker after the pages and after the idle window (goal < 300 MB);
+- resident memory of each worker after the pages and after the idle window (goal < 150 MB);
 - CPU of the idle server: every process of the server's session (supervisor, workers and
   their git children, from /proc) over `--idle-seconds` (default 300) in which nothing
   happens, as % of one core. Floor: a bare uvicorn with the same number of workers serving a
@@ -142,16 +142,16 @@ def _overview(server, cookie: str) -> tuple[float, bytes]:
     return ms, reply.body
 
 
-PENDING = b"last change from history"
-# What a page says while a background job runs: the idle window waits for none to show.
-FIRST_LOOK = b"reading this workspace for the first time"
-BUSY = (PENDING, b"as memoryui saved it", b"Checking for files changed outside", FIRST_LOOK)
+# What the overview says while the file catalogue's first fill runs (in the committer): the
+# idle window waits for it to end, and the first start's count for the page that shows it.
+FIRST_LOOK = b"indexing this workspace for the first time"
+BUSY = (FIRST_LOOK, b"files not counted yet")
 
 
 def settle(server, cookie: str, since: float) -> float:
-    """Wait until no worker still reads the history in the background (first start on a
-    repository without a saved last-change map), nor builds the overview that follows from
-    it, nor checks `git status`, so the idle window measures an idle server and not that
+    """Wait until the file catalogue's first fill has ended (the overview counts every
+    file) and no git process of the server still runs (a fill's history read, a `git
+    status` scan a page started), so the idle window measures an idle server and not that
     one-time work; seconds from `since` until then."""
     clean = 0
     deadline = time.monotonic() + 1800
@@ -160,8 +160,8 @@ def settle(server, cookie: str, since: float) -> float:
         clean = 0 if any(b in body for b in BUSY) else clean + 1
         if not clean:
             time.sleep(0.5)  # polling a background job, not timing anything
-    # The read's `git log` is counted in its worker's CPU only when the worker reaps it: a
-    # window opened before that counted half a minute of history reading as "idle" (huge).
+    # A `git log` is counted in its parent's CPU only when the parent reaps it: a window
+    # opened before that would count a history read as idle time.
     while _git_alive(server.proc.pid) and time.monotonic() < deadline:
         time.sleep(0.5)
     return time.perf_counter() - since
@@ -187,7 +187,7 @@ def _counted(server, cookie: str, t0: float) -> tuple[float, bytes]:
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline:
         body = _overview(server, cookie)[1]
-        if FIRST_LOOK not in body:
+        if _count(body) is not None:
             return (time.perf_counter() - t0) * 1000, body
         time.sleep(0.25)
     raise RuntimeError("the first look was never replaced by the counted overview")
@@ -260,19 +260,18 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
                note=f"{len(body) // 1024} KiB")
         rss_first = _workers_rss(sid)
         settled = settle(server, cookie, last_start)
-        report("last changes read from history in the background (first start)",
-               [settled * 1000], note="the workers' one-time read of every commit when no "
-               "saved map exists (one worker reads, the others load what it saved), and the "
-               "overview builds and `git status` check that follow it; the idle window "
-               "starts after them")
+        report("file catalogue filled and settled (first start)",
+               [settled * 1000], note="from the last start: the committer's one-time fill "
+               "(a walk and a read of every commit) and the `git status` scans the pages "
+               "start; the idle window starts after them")
         idle_figures(server, sid, tmp, free_port(), report)
         rss_idle = _workers_rss(sid)
         supervisor = session_rss(sid).get(sid, 0.0)
         report(f"resident memory per worker ({len(rss_idle)} workers)", None,
                note=f"after the pages: {', '.join(f'{m:.0f}' for m in rss_first)} MB; after "
                     f"the idle window: {', '.join(f'{m:.0f}' for m in rss_idle)} MB; "
-                    f"goal < 300 MB; the supervisor (it commits and indexes the workers' "
-                    f"writes): {supervisor:.0f} MB")
+                    f"goal < 150 MB; the supervisor (it starts the committer and the workers) "
+                    f"{supervisor:.0f} MB")
         outside_change(server, cookie, corpus, files, report)
     finally:
         server.stop()

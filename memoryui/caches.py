@@ -19,7 +19,7 @@ Caches kept elsewhere: `store.layout` (`_name_ok`, a pure memo), `store.gitrepo`
 bytes a commit tick appends to), `store.dated` (commit dates by HEAD), `review.targets` (a
 kind's files, kept by `store.kept`), `review.sources` (daily log paths), `review.entries`
 (parsed daily logs by file stamp, rendered entries), `web.history.rowhtml` (commit row
-pieces) and `web.hierarchy` (the tree model and the sidebar's markup).
+pieces) and `web.hierarchy.model` (a budget meter's line count by file stamp).
 """
 
 from __future__ import annotations
@@ -91,6 +91,11 @@ TOKENS: Shelf[tuple[Any, float, int]] = Shelf(LRUCache(maxsize=10_000))
 # only valid for the very node it was rendered from (web.templatetags.memoryui_browse).
 SCOPE_ROWS: Shelf[tuple[object, str]] = Shelf(LRUCache(maxsize=512))
 
+# Rows of file tables (the overview's world topics, a scope page's daily logs and notes):
+# (item identity, numeric size cell, age text) -> (item, row HTML), 2,048 rows; valid only
+# for the very item it was rendered from, as SCOPE_ROWS (web.templatetags.memoryui_browse).
+FILE_ROWS: Shelf[tuple[object, str]] = Shelf(LRUCache(maxsize=2048))
+
 # The tools a layout offers: layout -> (registry size, {name: tool}), 16 layouts; a registry
 # that grew since makes it stale (tools.registry). Every agent call looks its tool up.
 TOOLS_BY_LAYOUT: Shelf[tuple[int, dict[str, Any]]] = Shelf(LRUCache(maxsize=16))
@@ -106,3 +111,36 @@ SIMILAR_FILES: Shelf[tuple[tuple[float, int], Any]] = Shelf(LRUCache(maxsize=409
 SIMILAR_INDEXES: Shelf[tuple[Any, list[tuple[str, int]]]] = Shelf(LRUCache(maxsize=64))
 # the groups of a range of entries: (root, entry keys and stamps, threshold) -> group ids.
 SIMILAR_GROUPS: Shelf[list[int]] = Shelf(LRUCache(maxsize=16))
+
+# What pages read of the file catalogue (web.hierarchy), each kept with the catalogue's
+# generations it was read at (search.catalogue: a transaction that changes a row draws new
+# ones for its scopes and the whole catalogue) and the store it was read through; a value
+# whose generations moved on is read again, so none is older than the catalogue's rows.
+# the overview's hierarchy: (root, layout) -> ((store, whole generation, scope names), h)
+OVERVIEWS: Shelf[tuple[Any, Any]] = Shelf(LRUCache(maxsize=4))
+# the overview's shared files (world, global, skills, directives, other): (root, layout) ->
+# ((store, generation of the shared files), [items]); an agent's write to its own scope
+# rebuilds the overview from them without reading them again
+OVERVIEW_SHARED: Shelf[tuple[Any, Any]] = Shelf(LRUCache(maxsize=4))
+# the shared files and scope names every sidebar shows: (root, layout) -> ((store,
+# generation of the shared files, scope names), hierarchy)
+SHARED_FILES: Shelf[tuple[Any, Any]] = Shelf(LRUCache(maxsize=4))
+
+
+def _files_in(value: tuple[Any, Any]) -> int:
+    return int(getattr(value[1], "files", 0)) + 1
+
+
+# one scope's files: (root, layout, scope) -> ((store, the scope's generation), node), 20k
+# files in all, a few MB (the scopes most recently open; a scope of a huge team has ~400)
+SCOPE_NODES: Shelf[tuple[Any, Any]] = Shelf(LRUCache(maxsize=20_000, getsizeof=_files_in))
+
+
+def _html_of(value: tuple[Any, Any, str]) -> int:
+    return len(value[2])
+
+
+# the sidebar's markup: (shared listing's id, open scope's id, the open file, scope, kind
+# and month, the page's URL name) -> (listing, scope node, HTML), 8 M characters. Valid only
+# for the very listing and node it was rendered from, which are kept by generation above.
+SIDEBARS: Shelf[tuple[Any, Any, str]] = Shelf(LRUCache(maxsize=8 << 20, getsizeof=_html_of))

@@ -14,8 +14,12 @@ How it stays current (docs/architecture.md, "The read model"):
   commit it follows (`head`), the paths of the new commits, with their last commit.
 - **Edits outside memoryui**: `scan` re-states what `git status` names, and what it named
   last time; at most every SCAN_EVERY seconds across processes, in the background.
-- **A workspace seen for the first time**: filled once (`fill`), by one process at a time;
-  pages say so meanwhile (`filled` is false).
+- **A workspace seen for the first time**: filled once (`fill`, streamed:
+  `catalogue_fill.py`) by the committer process, by a worker only when none runs.
+  Pages say so meanwhile (`filled` is false).
+
+A transaction that changes rows draws new `generations` for the scopes it touched (`""`:
+shared files) and the whole catalogue: page memos keyed by them are never stale.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -33,9 +38,10 @@ from memoryui.store.locks import ProcessLock
 from memoryui.store.threadnames import named
 
 from .catalogue_db import CatalogueDb, Cursor, SqliteCatalogueDb
+from .catalogue_fill import fill_rows, row_of
 from .catalogue_reads import _FIELDS, _LAST, CatalogueReads, Entry, stat_entry
 
-__all__ = ["Catalogue", "Entry", "stat_entry"]
+__all__ = ["ALL", "Catalogue", "Entry", "stat_entry"]
 
 if TYPE_CHECKING:
     from memoryui.store import Store
@@ -44,7 +50,8 @@ log = logging.getLogger("memoryui.search")
 
 FILL_AT_ONCE_BELOW = 5_000  # files; a smaller workspace is catalogued before a page answers
 SCAN_EVERY = 5.0  # seconds between `git status` scans for outside edits, across processes
-BATCH = 1_000  # rows a fill inserts at once
+LEAVE_FILL_FOR = 10.0  # seconds a worker leaves a first fill to a live committer process
+ALL = "*"  # the generation of the whole catalogue (a scope's is its name; "": shared files)
 
 
 class Catalogue(CatalogueReads):
@@ -56,6 +63,7 @@ class Catalogue(CatalogueReads):
         self._last_scan = 0.0
         self._filling: threading.Thread | None = None
         self._scanning = threading.Lock()
+        self._unfilled_since = 0.0  # when a worker first found it unfilled, a committer alive
 
     @classmethod
     def of(cls, store: Store) -> Catalogue:
@@ -121,8 +129,7 @@ class Catalogue(CatalogueReads):
             if store.committer.hosting:
                 self.ensure()  # the committer fills a workspace seen for the first time
             return  # the fill lists them
-        # a write left to the committer (Store.host_indexes): its commit re-states it, and a
-        # page before that takes it in from the journal (`take_journaled`)
+        # a write left to the committer (Store.host_indexes) is re-stated by its commit
         paths = [p for p in paths if p not in store.host_indexes]
         if paths:
             self._restat(paths)
@@ -132,8 +139,7 @@ class Catalogue(CatalogueReads):
         """Re-state the journaled (not yet committed) paths whose rows differ from the
         disk: a page reads every acknowledged write even before the committer commits it."""
         store = self._store()
-        paths = sorted(store.git.journaled_paths())
-        if paths:
+        if paths := sorted(store.git.journaled_paths()):
             self._restat(self.differing(store.root, paths))
 
     def _restat(self, paths: list[str], last: Mapping[str, dict] | None = None) -> None:
@@ -146,7 +152,7 @@ class Catalogue(CatalogueReads):
             for p in paths:
                 e = stat_entry(store.root, p)
                 if e is not None:
-                    scopes.add(self._put(cur, store, e, None if last is None else last.get(p)))
+                    self._put(cur, store, e, None if last is None else last.get(p), scopes)
                     continue
                 self._delete(cur, "path = ?", (p,), scopes)
                 # a folder that came, went or moved: what is below it now
@@ -156,7 +162,8 @@ class Catalogue(CatalogueReads):
                                         "path < ?", (p + "/", p + "0")).fetchall():
                     if q not in found:
                         self._delete(cur, "path = ?", (q,), scopes)
-                scopes.update(self._put(cur, store, f, None) for f in found.values())
+                for f in found.values():
+                    self._put(cur, store, f, None, scopes)
             self._summarize(cur, scopes)
         if paths:
             self.db.write(apply)
@@ -167,8 +174,13 @@ class Catalogue(CatalogueReads):
         cur.execute(f"DELETE FROM {self._t} WHERE {where}", params)
 
     def _summarize(self, cur: Cursor, scopes: Iterable[str]) -> None:
-        """Count these scopes again (each an indexed range of its own files)."""
+        """Count these scopes again (each an indexed range of its own files), and draw new
+        generations for them and for the whole catalogue."""
         t, summary = self._t, self.db.scopes
+        scopes = set(scopes)
+        if scopes:
+            for key in (ALL, *scopes):
+                self._set(cur, "gen:" + key, uuid.uuid4().hex)
         for s in scopes:
             if not s:
                 continue
@@ -194,31 +206,27 @@ class Catalogue(CatalogueReads):
                         (s, int(files), int(size), int(daily), int(notes),
                          row[0] if row else "", *last))
 
-    def _put(self, cur: Cursor, store: Store, e: walk.Entry, last: dict | None) -> str:
-        """Write a file's row; its scope."""
-        row = self._row(store, e, last)
+    def _put(self, cur: Cursor, store: Store, e: walk.Entry, last: dict | None,
+             scopes: set[str]) -> None:
+        """Write a file's row; its scope goes in `scopes` when the row changed (a row
+        stated again as it was is no change: the pages' memos stay)."""
+        t, row = self._t, row_of(store, e, last)
+        moved = f"{t}.size <> excluded.size OR {t}.mtime_ns <> excluded.mtime_ns"
         if last is None:  # the file's commit stays what it was
-            cur.execute(f"INSERT INTO {self._t}(path, scope, kind, name, size, mtime_ns) "
-                        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET "
-                        "size = excluded.size, mtime_ns = excluded.mtime_ns", row[:6])
+            done = cur.execute(f"INSERT INTO {t}(path, scope, kind, name, size, mtime_ns) "
+                               "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET "
+                               "size = excluded.size, mtime_ns = excluded.mtime_ns "
+                               f"WHERE {moved}", row[:6])
         else:
-            cur.execute(f"INSERT INTO {self._t}({_FIELDS}) VALUES "
-                        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET "
-                        "size = excluded.size, mtime_ns = excluded.mtime_ns, "
-                        "sha = excluded.sha, author = excluded.author, "
-                        "actor = excluded.actor, time = excluded.time, "
-                        "subject = excluded.subject", row)
-        return str(row[1])
-
-    @staticmethod
-    def _row(store: Store, e: walk.Entry, last: dict | None) -> tuple:
-        addr = store.layout.address(e.path)
-        scope = addr.scope if addr else store.layout.scope_of(e.path)
-        values = tuple(last.get(k) or ("" if k != "time" else 0) for k in _LAST) if last \
-            else ("", "", "", 0, "")
-        return (e.path, scope or "", addr.kind.value if addr else "",
-                (addr.name or "") if addr else "", e.size, int(e.mtime * 1_000_000_000),
-                *values)
+            done = cur.execute(f"INSERT INTO {t}({_FIELDS}) VALUES "
+                               "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE "
+                               "SET size = excluded.size, mtime_ns = excluded.mtime_ns, "
+                               "sha = excluded.sha, author = excluded.author, "
+                               "actor = excluded.actor, time = excluded.time, "
+                               f"subject = excluded.subject WHERE {moved} OR "
+                               f"{t}.sha <> excluded.sha", row)
+        if done.rowcount != 0:
+            scopes.add(str(row[1]))
 
     def follow(self) -> None:
         """Take in the commits made since the catalogue's head (whoever made them)."""
@@ -251,7 +259,7 @@ class Catalogue(CatalogueReads):
                 if e is None:
                     self._delete(cur, "path = ?", (p,), scopes)
                 else:
-                    scopes.add(self._put(cur, store, e, info))
+                    self._put(cur, store, e, info, scopes)
             self._summarize(cur, scopes)
             self._set(cur, "head", head)
         self.db.write(apply)
@@ -266,12 +274,20 @@ class Catalogue(CatalogueReads):
         return self._meta("filled") == "1"
 
     def ensure(self, background: bool = True) -> bool:
-        """Whether the catalogue is filled; if not, fill it (in a thread: `background`)."""
+        """Whether the catalogue is filled; if not, fill it (in a thread: `background`).
+        A worker leaves the fill to a live committer process for LEAVE_FILL_FOR seconds,
+        then fills, or finds the committer's fill done once its lock is free."""
         if self.filled:
             return True
         if not background:
             self.fill()
             return self.filled
+        committer = self._store().committer
+        if committer.running and not committer.hosting:
+            now = time.monotonic()
+            self._unfilled_since = self._unfilled_since or now
+            if now - self._unfilled_since < LEAVE_FILL_FOR:
+                return False
         if self._filling is None or not self._filling.is_alive():
             self._filling = threading.Thread(target=named(self._fill_quietly), daemon=True,
                                              name="memoryui-catalogue-fill")
@@ -280,42 +296,30 @@ class Catalogue(CatalogueReads):
 
     def wait_for_fill(self, timeout: float | None = None) -> None:
         """Block until a fill under way in this process (if any) ends (tests, commands)."""
-        t = self._filling
-        if t is not None:
+        if (t := self._filling) is not None:
             t.join(timeout)
 
-    def _fill_quietly(self) -> None:
+    def _fill_quietly(self) -> None:  # in a thread: a failure is logged, the next page asks
         try:
             self.fill()
-        except Exception:  # noqa: BLE001 - the next page asks again
+        except Exception:  # noqa: BLE001
             log.exception("filling the file catalogue failed")
 
     def fill(self) -> None:
-        """List every file with its last commit (one walk, one read of the history), once:
-        one process at a time fills, the others find it filled."""
+        """List every file with its last commit (streamed: `catalogue_fill.py`), once: one
+        process at a time fills, the others find it filled."""
         store = self._store()
         with ProcessLock(store.git.state_dir / "catalogue.lock"):
             if self.filled:
                 return
             head = store.git.head()
-            entries = {e.path: e for e in walk.walk(store.root)}
-            last: dict[str, dict] = {}
-            if head is not None:
-                for path, info in history.last_changes(store.root, None, head):
-                    if path in entries and path not in last:
-                        last[path] = info
+            scopes = fill_rows(self.db, store, head)
 
-            def apply(cur: Cursor) -> None:
-                cur.execute(f"DELETE FROM {self._t}")
-                cur.execute(f"DELETE FROM {self.db.scopes}")
-                rows = [self._row(store, e, last.get(p)) for p, e in entries.items()]
-                for i in range(0, len(rows), BATCH):
-                    cur.executemany(f"INSERT INTO {self._t}({_FIELDS}) VALUES "
-                                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows[i:i + BATCH])
-                self._summarize(cur, {r[1] for r in rows})
+            def done(cur: Cursor) -> None:
+                self._summarize(cur, scopes)
                 self._set(cur, "head", head or "")
                 self._set(cur, "filled", "1")
-            self.db.write(apply)
+            self.db.write(done)
         # writes made while it listed: re-stated (HEAD's too, if it moved meanwhile)
         self.follow()
 

@@ -120,6 +120,16 @@ class CatalogueReads:
         """path -> the time of its last commit, for every file committed."""
         return dict(self.db.read(f"SELECT path, time FROM {self._t} WHERE sha <> ''"))
 
+    def generations(self, *scopes: str) -> tuple[str, ...]:
+        """The current generation of each scope named ("": the shared files; "*": the
+        whole catalogue): a value is drawn anew by every transaction that changes one of
+        its rows ("" when none was drawn yet)."""
+        keys = [f"gen:{s}" for s in scopes]
+        marks = ", ".join("?" * len(keys))
+        found = dict(self.db.read(f"SELECT key, value FROM {self.db.meta} WHERE key IN "
+                                  f"({marks})", keys))
+        return tuple(found.get(k, "") for k in keys)
+
     def count(self) -> int:
         return int(self.db.read(f"SELECT count(*) FROM {self._t}")[0][0])
 

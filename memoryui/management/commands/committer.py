@@ -52,6 +52,7 @@ class Command(BaseCommand):
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, _stop)
         log.info("committer %s running on %s", os.getpid(), store.root)
+        _fill_catalogue(store)
         _follow_parent()
         start_sync_thread()
         try:
@@ -61,6 +62,15 @@ class Command(BaseCommand):
         finally:
             store.close()  # commits what is still journaled, then lets go of the lock
             log.info("committer %s stopped", os.getpid())
+
+
+def _fill_catalogue(store: object) -> None:
+    """A workspace seen for the first time is catalogued here, in the background: the
+    workers leave the first fill to this process (search/catalogue.py)."""
+    from memoryui.search.catalogue import Catalogue
+
+    if isinstance(catalogue := getattr(store, "catalogue", None), Catalogue):
+        catalogue.ensure()
 
 
 def _follow_parent() -> None:

@@ -6,7 +6,9 @@ topics, skills, directives and other files. Each comes from the catalogue
 (`memoryui.search.catalogue`), the one read model every process of an instance shares:
 counts, sums and newest changes by scope are aggregate queries over its (scope, kind)
 indexes, never a pass over every file in Python. A write is in the catalogue before it is
-acknowledged, so the overview is never behind one.
+acknowledged, so the overview is never behind one. What a page reads is kept between
+requests with the catalogue's generations it was read at (`kept`, `caches.OVERVIEWS` and
+the others): a request that finds them unchanged reuses it, one that does not reads again.
 
 A workspace seen for the first time has its catalogue filled once, in the background when
 it is large: meanwhile the overview lists the scopes by name (their folders) and the
@@ -16,11 +18,28 @@ shared files, says it is indexing, and reloads itself.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
 
-from memoryui.search.catalogue import Catalogue, Entry
+from memoryui.caches import OVERVIEW_SHARED, OVERVIEWS, Shelf
+from memoryui.search.catalogue import ALL, Catalogue, Entry
 from memoryui.store import Kind, Store
 
 from .model import Hierarchy, Item, ScopeSummary, newer
+
+V = TypeVar("V")
+
+
+def kept(shelf: Shelf[tuple[Any, Any]], key: Hashable, version: tuple, make: Callable[[], V]
+         ) -> V:
+    """`make()`, kept in `shelf` under `key` while `version` (the store, the catalogue's
+    generations read before `make` reads the rows) stays the same."""
+    got = shelf.get(key)
+    if got is not None and got[0] == version:
+        return got[1]  # type: ignore[no-any-return]
+    value = make()
+    shelf.put(key, (version, value))
+    return value
 
 
 def catalogue(store: Store) -> Catalogue | None:
@@ -50,16 +69,30 @@ def build(store: Store) -> Hierarchy:
     cat = catalogue(store)
     if cat is None:
         return indexing(store)
+    names = store.scopes()
+    whole, files = cat.generations(ALL, "")
+    key = (str(store.root), store.layout.key)
+
+    def make() -> Hierarchy:
+        # the shared files (thousands of world topics on a huge team) are read again only
+        # when one of them changed, not at every agent's write to its own scope
+        outside = kept(OVERVIEW_SHARED, key, (store, files),
+                       lambda: [item_of(store, e) for e in cat.shared()])
+        return _build(store, cat, names, outside)
+    return kept(OVERVIEWS, key, (store, whole, tuple(names)), make)
+
+
+def _build(store: Store, cat: Catalogue, names: list[str], outside: list[Item]) -> Hierarchy:
     h = Hierarchy(store.layout, built_at=time.time())
-    for e in cat.shared():
-        h.place(store, {}, item_of(store, e))
+    for item in outside:
+        h.place(store, {}, item)
     totals = cat.scope_totals()
     lasts = cat.scope_lasts()
     rows: dict[str, dict[str, Item]] = {}
     for e in [*cat.scope_files((Kind.MEMORY.value, Kind.SCRATCHPAD.value)),
               *cat.newest_daily()]:
         rows.setdefault(e.scope, {})[e.kind] = item_of(store, e)
-    for name in sorted(set(store.scopes()) | set(totals)):
+    for name in sorted(set(names) | set(totals)):
         files, size, daily, notes = totals.get(name, (0, 0, 0, 0))
         got = rows.get(name, {})
         last = lasts.get(name)

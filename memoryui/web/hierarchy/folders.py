@@ -5,6 +5,11 @@ Pages about one file or scope never build the whole hierarchy: they ask the cata
 global memory, skills, directives) and the current scope's files. While a large workspace
 is catalogued for the first time they list those folders through the store's one walker
 instead (`memoryui.store.walk`: no hidden names, never a symbolic link).
+
+The shared part and each scope are kept by the catalogue's generation of their rows
+(`caches.SHARED_FILES`, `caches.SCOPE_NODES`), and the sidebar's markup by the very listing
+and scope it was rendered from (`caches.SIDEBARS`): a page after a write, an outside edit
+the scan found or a commit reads and renders again what that changed, and only that.
 """
 
 from __future__ import annotations
@@ -16,10 +21,11 @@ from django.template.loader import get_template
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from memoryui.caches import SCOPE_NODES, SHARED_FILES, SIDEBARS
 from memoryui.store import Kind, Store, StoreError, walk
 from memoryui.web.links import scope_url
 
-from .build import catalogue, item_of
+from .build import catalogue, item_of, kept
 from .model import Hierarchy, ScopeNode, new_item
 
 
@@ -39,14 +45,22 @@ def scope_node(store: Store, scope: str) -> ScopeNode | None:
     prefix = store.layout.scope_prefix(scope)
     if not store.is_dir(prefix.rstrip("/")):
         return None
-    node = ScopeNode(scope)
     cat = catalogue(store)
     if cat is not None:
-        for e in cat.scope(scope):
-            node.add(item_of(store, e))
-    else:  # (the first fill runs: the folder as it is, no last changes yet)
-        for f in _listing(store, prefix):
-            node.add(new_item(store, f.path, store.address_of(f.path), f.size, f.mtime, None))
+        return kept(SCOPE_NODES, (str(store.root), store.layout.key, scope),
+                    (store, cat.generations(scope)),
+                    lambda: _scope_node(store, scope, [item_of(store, e)
+                                                       for e in cat.scope(scope)]))
+    # (the first fill runs: the folder as it is, no last changes yet)
+    return _scope_node(store, scope, [
+        new_item(store, f.path, store.address_of(f.path), f.size, f.mtime, None)
+        for f in _listing(store, prefix)])
+
+
+def _scope_node(store: Store, scope: str, items: list) -> ScopeNode:
+    node = ScopeNode(scope)
+    for item in items:
+        node.add(item)
     node.daily.sort(key=lambda i: i.name or "", reverse=True)
     return node
 
@@ -57,11 +71,16 @@ def shared(store: Store) -> Hierarchy:
     cat = catalogue(store)
     if cat is None:
         return listed_shared(store)
-    h = Hierarchy(store.layout)
-    for e in cat.shared(other=False):
-        h.place(store, {}, item_of(store, e))
-    h.scope_names = store.scopes()
-    return h
+    names = store.scopes()
+
+    def make() -> Hierarchy:
+        h = Hierarchy(store.layout)
+        for e in cat.shared(other=False):
+            h.place(store, {}, item_of(store, e))
+        h.scope_names = names
+        return h
+    return kept(SHARED_FILES, (str(store.root), store.layout.key),
+                (store, cat.generations(""), tuple(names)), make)
 
 
 def listed_shared(store: Store) -> Hierarchy:
@@ -173,6 +192,13 @@ def sidebar(store: Store, current_path: str | None = None, scope: str | None = N
 
 def sidebar_html(sb: dict[str, Any], url_name: str | None) -> SafeString:
     """The sidebar's markup (web/_hierarchy.html) for `sidebar()`'s context on the page
-    named `url_name`."""
-    return mark_safe(get_template("web/_hierarchy.html").render(
-        {"sidebar": sb, "url_name": url_name}))
+    named `url_name`, rendered once per listing, open scope and place."""
+    h, node = sb["h"], sb["scope"]
+    key = (id(h), id(node), sb["current_path"], sb["current_scope"], sb["current_kind"],
+           sb["current_month"], url_name)
+    got = SIDEBARS.get(key)
+    if got is not None and got[0] is h and got[1] is node:
+        return mark_safe(got[2])
+    html = get_template("web/_hierarchy.html").render({"sidebar": sb, "url_name": url_name})
+    SIDEBARS.put(key, (h, node, html))
+    return mark_safe(html)

@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from memoryui.caches import SCOPE_ROWS
+from memoryui.caches import FILE_ROWS, SCOPE_ROWS
 from memoryui.roles import ADMIN, CURATOR, has_role
 from memoryui.store import Store
 from memoryui.store.layout import KIND_LABELS, Address, Kind, Layout
@@ -147,6 +147,28 @@ def scope_rows(rows: list, kinds: frozenset, review_url: str) -> str:
         if row is None or row[0] is not s:
             row = (s, _scope_row(r, kinds, review_url))
             SCOPE_ROWS.put(key, row)
+        out.append(row[1])
+    return mark_safe("".join(out))
+
+
+@register.simple_tag
+def file_rows(items: list, num: bool = False) -> str:
+    """Table rows of files (name, size against its budget, last change; `num`: the size
+    cell numeric): the overview's world topics, a scope page's daily logs and notes. Kept
+    per file (`caches.FILE_ROWS`) as the scope rows are: a row is rendered again only when
+    its item changed (the hierarchy is read again when the catalogue did) or its age text."""
+    out = []
+    size_cell = '<td class="num">{}</td>' if num else "<td>{}</td>"
+    for it in items:
+        last = it.last
+        key = (id(it), num, timefmt.ago(last.time) if last else "")
+        row = FILE_ROWS.get(key)
+        if row is None or row[0] is not it:
+            row = (it, format_html(
+                '\n    <tr><th scope="row"><a href="{}">{}</a></th>' + size_cell
+                + "<td>{}</td></tr>", file_url(it.path), it.name,
+                budget(it.budget, it.size_text), change(last)))
+            FILE_ROWS.put(key, row)
         out.append(row[1])
     return mark_safe("".join(out))
 

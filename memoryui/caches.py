@@ -106,3 +106,11 @@ SIMILAR_FILES: Shelf[tuple[tuple[float, int], Any]] = Shelf(LRUCache(maxsize=409
 SIMILAR_INDEXES: Shelf[tuple[Any, list[tuple[str, int]]]] = Shelf(LRUCache(maxsize=64))
 # the groups of a range of entries: (root, entry keys and stamps, threshold) -> group ids.
 SIMILAR_GROUPS: Shelf[list[int]] = Shelf(LRUCache(maxsize=16))
+
+# Passages compared by meaning (review.meaning), all cleared by `meaning.clear_caches`:
+# one file's passages and their vectors: (root, path) -> (stamp, value); a changed stamp
+# makes it stale. 2,048 files (a world topic of 50 passages is about 50 KB of vectors).
+MEANING_FILES: Shelf[tuple[tuple[float, int], Any]] = Shelf(LRUCache(maxsize=2048))
+# the curated set an entry is compared with, stacked: (root, ((path, stamp), ...)) -> value;
+# keyed by stamps, so any change to one of the files makes a new key.
+MEANING_SETS: Shelf[Any] = Shelf(LRUCache(maxsize=16))

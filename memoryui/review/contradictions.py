@@ -1,0 +1,201 @@
+"""Contradiction candidates a lead resolves: replace the old line, keep both, or dismiss.
+
+A candidate is an undecided daily entry and a curated passage close in meaning that differ
+in a number, a date, a name or a negation (`meaning`). It shows on the entry's card and on
+the curated file's page, both texts side by side. Nothing changes by itself; the lead
+chooses:
+
+- **replace**: the passage's lines become the entry's text, in one commit through the
+  store's write path (`actions.promote_entries`: the message names the entry and the old
+  line, the `Promoted-From` trailer cites it, the entry is recorded as promoted and the
+  promotion can be undone like any other);
+- **keep both**: both statements stand (say, they hold in different contexts); the pair is
+  not flagged again;
+- **dismiss**: not a contradiction; the pair is not flagged again.
+
+Each choice is remembered per (entry, file, passage wording) in the `Verdicts` store (the
+database, `state.OrmVerdicts`); a passage reworded since is a new pair. Plain Python: no
+Django.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from memoryui.caches import MEANING_FILES
+from memoryui.search.embeddings import Embedder, embedder
+from memoryui.store import Actor, Kind, Store
+
+from .actions import promote_entries
+from .entries import Item, items_of
+from .errors import ReviewError
+from .ledger import Ledger
+from .meaning import CONTRADICTION, Match, Passage, best_matches, matches, passages_of
+from .queue import resolve
+from .sources import daily_files
+from .targets import TARGET_KINDS, make_target
+
+REPLACE, KEEP, DISMISS = "replace", "keep", "dismiss"
+CHOICES = {REPLACE: "Replaced the old line", KEEP: "Kept both", DISMISS: "Dismissed"}
+DAYS = 7  # a file's page looks at the undecided entries of this many days up to today
+MAX_ON_PAGE = 20
+
+Pair = tuple[str, str, str, str]  # (daily log path, entry id, curated file path, digest)
+
+
+class Verdicts(Protocol):
+    """The lead's choices about contradiction candidates (each call one transaction)."""
+
+    def decided(self, pairs: Iterable[Pair]) -> dict[Pair, str]:
+        """The choice made about each pair that has one."""
+        ...
+
+    def record(self, pair: Pair, choice: str, user: str, commit_sha: str = "") -> None:
+        """Remember a choice (a later choice about the same pair replaces it)."""
+        ...
+
+
+@dataclass
+class Candidate:
+    """An entry and a curated passage it may contradict."""
+
+    item: Item
+    match: Match
+
+    @property
+    def pair(self) -> Pair:
+        return pair_of(self.item, self.match.passage)
+
+
+def pair_of(item: Item, passage: Passage) -> Pair:
+    return (item.path, item.entry.id, passage.path, passage.digest)
+
+
+def mark(store: Store, verdicts: Verdicts, items: Sequence[Item]) -> None:
+    """Set each item's `paraphrase` (a passage stating its fact in other words) and
+    `conflicts` (undecided contradiction candidates); nothing when the model cannot load."""
+    found = matches(store, [(it.scope, it.entry.text) for it in items])
+    if not found:
+        return
+    pairs = [pair_of(it, m.passage) for it, (_d, ms) in zip(items, found, strict=True)
+             for m in ms]
+    done = verdicts.decided(pairs) if pairs else {}
+    for it, (dup, conflicts) in zip(items, found, strict=True):
+        it.paraphrase = dup
+        it.conflicts = [m for m in conflicts if pair_of(it, m.passage) not in done]
+
+
+def _entry_vectors(store: Store, model: Embedder, path: str, scope: str, date: str,
+                   stamp: tuple[float, int]) -> tuple[list[Item], np.ndarray]:
+    key = (str(store.root), path, "entries")
+    hit = MEANING_FILES.get(key)
+    if hit and hit[0] == stamp:
+        return hit[1]
+    items = items_of(store, path, scope, date, stamp)
+    value = (items, model.embed([it.entry.text for it in items]))
+    MEANING_FILES.put(key, (stamp, value))
+    return value
+
+
+def in_file(store: Store, ledger: Ledger, verdicts: Verdicts, path: str, today: dt.date
+            ) -> list[Candidate] | None:
+    """The undecided entries of the last DAYS days that may contradict a passage of the
+    curated file at `path` (a scope's MEMORY.md: that scope's entries); None when the model
+    cannot load or the file is not a promotion target."""
+    addr = store.address_of(path)
+    model = embedder()
+    if addr is None or addr.kind not in TARGET_KINDS or model is None:
+        return None
+    passages = passages_of(store, path)
+    if not passages:
+        return []
+    matrix = model.embed([p.text for p in passages])
+    since = today - dt.timedelta(days=DAYS - 1)
+    states = ledger.decisions_between(since.isoformat(), today.isoformat())
+    found: list[Candidate] = []
+    for log, scope, date, stamp in daily_files(store, since, today):
+        if addr.kind == Kind.MEMORY and scope != addr.scope:
+            continue
+        items, vectors = _entry_vectors(store, model, log, scope, date, stamp)
+        if not items:
+            continue
+        close = (vectors @ matrix.T).max(axis=1) >= CONTRADICTION
+        for it, vec, near in zip(items, vectors, close, strict=True):
+            if not near or states.get(it.ref) is not None:
+                continue
+            _dup, conflicts = best_matches(vec, passages, matrix, it.entry.text)
+            found += [Candidate(it, m) for m in conflicts]
+    done = verdicts.decided([c.pair for c in found]) if found else {}
+    found = [c for c in found if c.pair not in done]
+    found.sort(key=lambda c: (c.match.passage.start, c.item.sort_key))
+    return found[:MAX_ON_PAGE]
+
+
+def find(store: Store, path: str, digest: str) -> Passage:
+    """The passage of `path` whose wording has `digest`; ReviewError when it changed."""
+    for p in passages_of(store, path):
+        if p.digest == digest:
+            return p
+    raise ReviewError(f"the line of {path} this entry contradicts has changed since; "
+                      "reload the page")
+
+
+def replaced(text: str, passage: Passage, new: str) -> str:
+    """`text` with the passage's lines replaced by `new`, kept a list item or table row
+    when it was one (the old line's marker and indent kept)."""
+    lines = text.splitlines(keepends=True)
+    first = lines[passage.start - 1]
+    body = first.lstrip()
+    indent = first[:len(first) - len(body)]
+    marker = ""
+    for m in ("- ", "* ", "+ "):
+        if body.startswith(m):
+            marker = m
+    words = " ".join(new.split()) if marker else new.strip()
+    end = "\n" if lines[passage.end - 1].endswith("\n") else ""
+    lines[passage.start - 1:passage.end] = [indent + marker + words + end]
+    return "".join(lines)
+
+
+def replace(store: Store, ledger: Ledger, verdicts: Verdicts, *, actor: Actor, key: str,
+            path: str, digest: str, base: str) -> str:
+    """The passage becomes the entry's text in one commit citing the entry; returns its sha.
+
+    `base` is the file's version the lead saw: a stale one is the store's Conflict (409)."""
+    items = resolve(store, ledger, [key])
+    if not items:
+        raise ReviewError("name the entry whose text replaces the line")
+    it = items[0]
+    addr = store.address_of(path)
+    if addr is None or addr.kind not in TARGET_KINDS:
+        raise ReviewError(f"{path} is not a file entries are promoted into")
+    target = make_target(store, addr.kind.value, addr.scope, addr.name)
+    if target.text is None:
+        raise ReviewError(f"{path} does not exist any more")
+    old = find(store, path, digest)
+    message = (f"Replace {path}:{old.start} with the {it.date}"
+               f"{' ' + it.time if it.time else ''} entry of {it.scope} ({it.key})\n\n"
+               f"Was: {' '.join(old.text.split())[:200]}")
+    promo = promote_entries(store, ledger, actor=actor, keys=[key], target=target,
+                            text=replaced(target.text, old, it.entry.text), base=base,
+                            message=message)
+    verdicts.record(pair_of(it, old), REPLACE, actor.name, promo.commit_sha)
+    return promo.commit_sha
+
+
+def decide(store: Store, ledger: Ledger, verdicts: Verdicts, *, user: str, key: str,
+           path: str, digest: str, choice: str) -> Item:
+    """Keep both or dismiss: remembered, nothing in the files changes."""
+    if choice not in (KEEP, DISMISS):
+        raise ReviewError("choose replace, keep or dismiss")
+    items = resolve(store, ledger, [key])
+    if not items:
+        raise ReviewError("name the entry this choice is about")
+    old = find(store, path, digest)
+    verdicts.record(pair_of(items[0], old), choice, user)
+    return items[0]

@@ -1,0 +1,200 @@
+"""Daily entries compared with curated memory by meaning: the same fact in other words, and
+contradiction candidates.
+
+An entry is compared with the passages (paragraphs, list items, table rows) of the files it
+could be promoted into or that already hold team knowledge: its scope's MEMORY.md, global
+memory, every world topic and every skill. Each passage is embedded once per file stamp
+(`search.embeddings`, L2-normalised rows, so a dot product is the cosine similarity), and a
+set of files is stacked into one matrix while none of them changes (`caches.MEANING_*`).
+
+Two thresholds, chosen on the labeled pairs of `bench/labels/meaning_pairs.json`
+(`python3 -m bench.bench_meaning_pairs` prints precision and recall at each):
+
+- a passage at or above `CONTRADICTION` (0.60) that differs from the entry in a number, a
+  date, a name or a negation (`cues.differences`) is a contradiction candidate;
+- a passage at or above `DUPLICATE` (0.70) with no such difference states the same fact:
+  the entry is a duplicate by meaning.
+
+Nothing is computed, and nothing is marked, when the model cannot load. Plain Python: no
+Django.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from memoryui.caches import MEANING_FILES, MEANING_SETS
+from memoryui.search.embeddings import Embedder, embedder
+from memoryui.store import InvalidName, Kind, Store, walk
+
+from .cues import differences
+from .similar import own_files, paragraph_spans, shared_files
+from .targets import kind_files
+
+DUPLICATE = 0.70
+CONTRADICTION = 0.60
+CANDIDATES = 10  # passages looked at per entry, best first
+MAX_CONFLICTS = 3  # contradiction candidates shown per entry
+
+Files = list[tuple[str, tuple[float, int]]]
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A passage of a curated file: lines start..end (1-based) and their text."""
+
+    path: str
+    start: int
+    end: int
+    text: str
+
+    @property
+    def digest(self) -> str:
+        """Names the passage's wording (a decision about it stands while it reads the same)."""
+        return digest(self.text)
+
+
+def digest(text: str) -> str:
+    return hashlib.sha1(" ".join(text.split()).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Match:
+    """A curated passage close in meaning to an entry, and the details they differ in."""
+
+    passage: Passage
+    score: float  # cosine similarity, -1..1
+    differences: tuple[str, ...]
+
+    @property
+    def percent(self) -> int:
+        return round(max(0.0, self.score) * 100)
+
+    @property
+    def reasons(self) -> str:
+        """"a number and a negation": what the two texts disagree on."""
+        d = list(self.differences)
+        return d[0] if len(d) == 1 else ", ".join(d[:-1]) + " and " + d[-1]
+
+
+def judge(score: float, diffs: Sequence[str]) -> str | None:
+    """"contradiction", "duplicate" or None for a passage at `score` differing in `diffs`."""
+    if diffs and score >= CONTRADICTION:
+        return "contradiction"
+    if not diffs and score >= DUPLICATE:
+        return "duplicate"
+    return None
+
+
+def compare(model: Embedder, a: str, b: str) -> tuple[str | None, float, list[str]]:
+    """The verdict on two texts (label, similarity, differences): what the bench measures."""
+    rows = model.embed([a, b])
+    score = float(rows[0] @ rows[1])
+    diffs = differences(a, b)
+    return judge(score, diffs), score, diffs
+
+
+def clear_caches() -> None:
+    MEANING_FILES.clear()
+    MEANING_SETS.clear()
+
+
+def _read(store: Store, path: str) -> str | None:
+    try:
+        data = walk.read_nofollow(store.root, path)
+    except (InvalidName, OSError):
+        return None
+    return None if data is None else data.decode("utf-8", "replace")
+
+
+def passages_of(store: Store, path: str, text: str | None = None) -> list[Passage]:
+    """The passages of a curated file (read without following a link when `text` is None)."""
+    text = _read(store, path) if text is None else text
+    if text is None:
+        return []
+    return [Passage(path, s, e, t) for s, e, t in paragraph_spans(text)]
+
+
+def _file(store: Store, model: Embedder, path: str, stamp: tuple[float, int]
+          ) -> tuple[list[Passage], np.ndarray]:
+    key = (str(store.root), path)
+    hit = MEANING_FILES.get(key)
+    if hit and hit[0] == stamp:
+        return hit[1]
+    found = passages_of(store, path)
+    value = (found, model.embed([p.text for p in found]))
+    MEANING_FILES.put(key, (stamp, value))
+    return value
+
+
+def _stack(store: Store, model: Embedder, files: Files) -> tuple[list[Passage], np.ndarray]:
+    key = (str(store.root), tuple(files))
+    hit = MEANING_SETS.get(key)
+    if hit is not None:
+        return hit
+    found: list[Passage] = []
+    rows: list[np.ndarray] = []
+    for path, stamp in files:
+        ps, m = _file(store, model, path, stamp)
+        found += ps
+        rows.append(m)
+    matrix = np.vstack(rows) if rows else np.zeros((0, model.dim), dtype=np.float32)
+    MEANING_SETS.put(key, (found, matrix))
+    return found, matrix
+
+
+def curated_files(store: Store, scope: str | None) -> Files:
+    """(path, stamp) of what an entry of `scope` is compared with: its MEMORY.md, global
+    memory, the world topics and the skills."""
+    own = own_files(store, scope) if scope else []
+    skills = [(p, (mtime, size)) for p, _n, mtime, size in kind_files(store, Kind.SKILL)]
+    return own + shared_files(store) + skills
+
+
+def best_matches(vector: np.ndarray, found: list[Passage], matrix: np.ndarray, text: str,
+                 skip: str = "") -> tuple[Match | None, list[Match]]:
+    """(the duplicate, the contradiction candidates) of one embedded text among passages;
+    `skip` is a path left out (the text's own file)."""
+    if not len(found):
+        return None, []
+    scores = matrix @ vector
+    order = np.argsort(-scores)[:CANDIDATES]
+    duplicate: Match | None = None
+    conflicts: list[Match] = []
+    for i in order:
+        score = float(scores[i])
+        if score < CONTRADICTION:
+            break
+        p = found[int(i)]
+        if p.path == skip:
+            continue
+        diffs = differences(p.text, text)
+        label = judge(score, diffs)
+        if label == "contradiction" and len(conflicts) < MAX_CONFLICTS:
+            conflicts.append(Match(p, score, tuple(diffs)))
+        elif label == "duplicate" and duplicate is None:
+            duplicate = Match(p, score, ())
+    return duplicate, conflicts
+
+
+def matches(store: Store, texts: Sequence[tuple[str | None, str]]
+            ) -> list[tuple[Match | None, list[Match]]] | None:
+    """For each (scope, text): the passage stating the same fact in other words (or None)
+    and the contradiction candidates, best first; None when the model cannot load."""
+    model = embedder()
+    if model is None:
+        return None
+    if not texts:
+        return []
+    vectors = model.embed([t for _s, t in texts])
+    sets: dict[str | None, tuple[list[Passage], np.ndarray]] = {}
+    out = []
+    for (scope, text), vec in zip(texts, vectors, strict=True):
+        if scope not in sets:
+            sets[scope] = _stack(store, model, curated_files(store, scope))
+        out.append(best_matches(vec, *sets[scope], text))
+    return out

@@ -22,6 +22,7 @@ from .filters import Filters, check_filters
 from .query import Node, parse_tree
 from .results import Hit, SearchResults
 from .updater import Updater
+from .vectors import VectorSearch
 
 SCHEMA_VERSION = "3"  # 3: the shared flag from Layout.is_shared; stamps from the walker
 WEIGHTS = (10.0, 5.0, 1.0, 0.5, 0.0)  # name, title (headings), body, path, tags
@@ -32,7 +33,7 @@ MAX_LIMIT = 200
 Row = tuple  # (path, scope, kind, name, date, recency, score, snippet, title, path_marked, body)
 
 
-class IndexBase(Updater):
+class IndexBase(VectorSearch, Updater):
     """A search index over one workspace; backends implement `_query` and storage."""
 
     backend = ""

@@ -63,6 +63,10 @@ class Indexer:
     def _after_rebuild(self) -> None:
         pass
 
+    def _catch_up_vectors(self, store: Store) -> None:
+        """Embed every file again when the stored vectors are another model's (search by
+        meaning adds it)."""
+
     def count(self) -> int:
         raise NotImplementedError
 
@@ -159,6 +163,7 @@ class Indexer:
                                           "checked_at": str(time.time())})
                 self._after_rebuild()
                 return sorted(built)
+            self._catch_up_vectors(store)
             changed, gone = self.catalogue.compare(self.indexed_rows())
             docs, refused = read_docs(store, dict.fromkeys(changed))
             self._write(docs, gone + refused, {"checked_at": str(time.time())})

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import islice
+from typing import Any
 from urllib.parse import urlsplit
 
 from memoryui.store import Kind
@@ -21,8 +23,10 @@ from .documents import Doc
 from .filters import Filters
 from .query import Node, QueryError, SearchUnavailable, Term
 from .snippets import LEXEME_RE, highlight_text
+from .vectors import WRITE_BATCH, VectorWriter
+from .vectors_db import VectorStorage
 
-_TABLES = ("memoryui_fts_files", "memoryui_fts_meta")
+_TABLES = ("memoryui_fts_files", "memoryui_fts_meta", "memoryui_passages")
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS memoryui_fts_meta(key text PRIMARY KEY, value text NOT NULL);
 CREATE SEQUENCE IF NOT EXISTS memoryui_fts_seq;
@@ -48,6 +52,12 @@ _ERRORS = ("The search index is not available right now ({}); try again, or run 
 def _words(text: str) -> str:
     """A path or name as words for the 'simple' parser (it would keep a path as one token)."""
     return " ".join(LEXEME_RE.findall(text))
+
+
+def _batches(docs: Iterable[Doc], size: int) -> Iterator[list[Doc]]:
+    it = iter(docs)
+    while batch := list(islice(it, size)):
+        yield batch
 
 
 def to_tsquery_sql(node: Node, params: list[str]) -> str:
@@ -94,10 +104,11 @@ class PostgresSearchIndex(IndexBase):
                 if row is None or row[0] != SCHEMA_VERSION:  # an older index: rebuilt
                     for table in _TABLES:
                         cur.execute(f"DROP TABLE IF EXISTS {table}")
-            for stmt in _SCHEMA.strip().split(";\n"):
+            for stmt in [*_SCHEMA.strip().split(";\n"), *VectorStorage.schema(True)]:
                 cur.execute(stmt)
             cur.execute("INSERT INTO memoryui_fts_meta VALUES ('schema', %s) "
                         "ON CONFLICT (key) DO NOTHING", (SCHEMA_VERSION,))
+        self.vectors = VectorStorage(self._conn, postgres=True)
 
     @property
     def location(self) -> str:
@@ -126,6 +137,7 @@ class PostgresSearchIndex(IndexBase):
         conn = self._conn()
         with conn.transaction():
             conn.execute("DELETE FROM memoryui_fts_files")
+            self.vectors.clear(conn)
             conn.execute("DELETE FROM memoryui_fts_meta WHERE key <> 'schema'")
             conn.execute("INSERT INTO memoryui_fts_meta VALUES ('identity', %s) "
                          "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (identity,))
@@ -137,24 +149,42 @@ class PostgresSearchIndex(IndexBase):
             cur = conn.cursor()
             if clear:
                 cur.execute("DELETE FROM memoryui_fts_files")
+            vectors = VectorWriter(self.vectors, conn, clear=clear)
             gone = list(removed)
             if gone:
                 cur.execute("DELETE FROM memoryui_fts_files WHERE path = ANY(%s)", (gone,))
-            rows = ((d.path, d.scope, d.kind, d.shared, d.name, d.date, d.recency, d.size,
-                     d.mtime_ns, d.title, d.body, _words(d.name), d.title, _words(d.path),
-                     d.body) for d in docs)
-            cur.executemany(
-                "INSERT INTO memoryui_fts_files(id, path, scope, kind, shared, name, date, "
-                "recency, size, mtime_ns, title, body, tsv) VALUES (nextval('memoryui_fts_seq'),"
-                f" %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, {_TSV}) ON CONFLICT (path) DO "
-                "UPDATE SET id = nextval('memoryui_fts_seq'), scope = excluded.scope, kind = "
-                "excluded.kind, shared = excluded.shared, name = excluded.name, date = "
-                "excluded.date, recency = excluded.recency, size = excluded.size, mtime_ns = "
-                "excluded.mtime_ns, title = excluded.title, body = excluded.body, "
-                "tsv = excluded.tsv", rows)
+                vectors.remove(gone)
+            # in batches: the vectors are written between two (psycopg holds the
+            # connection for the whole of an executemany)
+            for batch in _batches(docs, WRITE_BATCH):
+                self._insert(cur, batch)
+                for d in batch:
+                    vectors.add(d)
+                vectors.flush()
+            vectors.finish()
             for key, value in meta.items():
                 cur.execute("INSERT INTO memoryui_fts_meta VALUES (%s, %s) ON CONFLICT (key) "
                             "DO UPDATE SET value = excluded.value", (key, value))
+
+    def _vector_transaction(self, fn: Callable[[Any], object]) -> None:
+        conn = self._conn()
+        with conn.transaction():
+            fn(conn)
+
+    @staticmethod
+    def _insert(cur: Any, docs: list[Doc]) -> None:
+        rows = ((d.path, d.scope, d.kind, d.shared, d.name, d.date, d.recency, d.size,
+                 d.mtime_ns, d.title, d.body, _words(d.name), d.title, _words(d.path),
+                 d.body) for d in docs)
+        cur.executemany(
+            "INSERT INTO memoryui_fts_files(id, path, scope, kind, shared, name, date, "
+            "recency, size, mtime_ns, title, body, tsv) VALUES (nextval('memoryui_fts_seq'),"
+            f" %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, {_TSV}) ON CONFLICT (path) DO "
+            "UPDATE SET id = nextval('memoryui_fts_seq'), scope = excluded.scope, kind = "
+            "excluded.kind, shared = excluded.shared, name = excluded.name, date = "
+            "excluded.date, recency = excluded.recency, size = excluded.size, mtime_ns = "
+            "excluded.mtime_ns, title = excluded.title, body = excluded.body, "
+            "tsv = excluded.tsv", rows)
 
     def _after_rebuild(self) -> None:
         self._conn().execute("ANALYZE memoryui_fts_files")

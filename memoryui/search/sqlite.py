@@ -22,6 +22,8 @@ from .catalogue_db import SqliteCatalogueDb, sqlite_connection, sqlite_transacti
 from .documents import Doc
 from .filters import DATE_MAX, DATE_MIN, Filters, date_terms
 from .query import Node, QueryError, SearchUnavailable, Term, parse_tree
+from .vectors import VectorWriter
+from .vectors_db import VectorStorage
 
 SHARED_TAG = "shared0"
 # A name a missing setting turns into when printed: never an index file.
@@ -146,12 +148,13 @@ class SearchIndex(IndexBase):
                 row = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
                 version = row[0] if row else None
             if version not in (None, SCHEMA_VERSION):
-                for table in ("fts", "files", "meta"):
+                for table in ("fts", "files", "meta", "passages"):
                     conn.execute(f"DROP TABLE IF EXISTS {table}")
-            for stmt in _SCHEMA.strip().split(";\n"):
+            for stmt in [*_SCHEMA.strip().split(";\n"), *VectorStorage.schema(False)]:
                 conn.execute(stmt)
 
         self._transaction(create)
+        self.vectors = VectorStorage(self._conn, postgres=False)
 
     @property
     def location(self) -> str:
@@ -164,6 +167,9 @@ class SearchIndex(IndexBase):
     def _transaction(self, fn: Callable[[sqlite3.Connection], object]) -> object:
         return sqlite_transaction(self._conn(), fn)
 
+    def _vector_transaction(self, fn: Callable[[sqlite3.Connection], object]) -> None:
+        self._transaction(fn)
+
     def _meta(self, key: str) -> str | None:
         row = self._conn().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
@@ -171,6 +177,7 @@ class SearchIndex(IndexBase):
     def _reset(self, identity: str) -> None:
         def reset(conn: sqlite3.Connection) -> None:
             _empty(conn)
+            self.vectors.clear(conn)
             conn.execute("DELETE FROM meta WHERE key <> 'schema'")
             conn.execute("INSERT OR REPLACE INTO meta VALUES ('identity', ?)", (identity,))
         self._transaction(reset)
@@ -178,7 +185,10 @@ class SearchIndex(IndexBase):
     # -- writing ---------------------------------------------------------------------------
     def _write(self, docs: Iterable[Doc], removed: Iterable[str], meta: dict[str, str],
                clear: bool = False) -> None:
-        """Replace the rows of `docs` (renumbered as the newest) and drop `removed`."""
+        """Replace the rows of `docs` (renumbered as the newest) and drop `removed`, with
+        their passages."""
+        removed = list(removed)
+
         def apply(conn: sqlite3.Connection) -> None:
             if clear:
                 _empty(conn)
@@ -189,7 +199,8 @@ class SearchIndex(IndexBase):
             next_id = (conn.execute("SELECT max(id) FROM files").fetchone()[0] or 0) + 1
             stale: list[tuple[int]] = []
             fts_rows, file_rows = [], []
-            for d in docs:
+            vectors = VectorWriter(self.vectors, conn, clear=clear)
+            for d in vectors.feed(docs):
                 if not clear:
                     row = conn.execute("SELECT id FROM files WHERE path = ?",
                                        (d.path,)).fetchone()
@@ -210,6 +221,8 @@ class SearchIndex(IndexBase):
                 conn.executemany("DELETE FROM fts WHERE rowid = ?", stale)
                 conn.executemany("DELETE FROM files WHERE id = ?", stale)
             _insert(conn, fts_rows, file_rows)
+            vectors.remove(removed)
+            vectors.finish()
             conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
                              list(meta.items()))
         self._transaction(apply)

@@ -1,0 +1,303 @@
+"""Search by meaning: every passage (a file's sections, a daily log's entries) as a vector,
+stored beside the keyword index and asked for the passages nearest a text.
+
+Writing (`VectorWriter`) happens inside the keyword index's own write transaction, so both
+indexes always hold the same files; it runs wherever the keyword index is fed (the committer's
+drain, a worker standing in, catch-up, rebuild), never in a write's request. A passage whose
+text hash the file already had keeps its vector (only its lines are updated): an edit embeds
+only what changed.
+
+Reading (`VectorSearch.nearest`): each row also holds the vector's sign bits (32 bytes for 256
+dimensions). A process keeps only those bits, the row ids and small scope and kind numbers
+(about 46 bytes a passage, so a million passages take ~46 MB per worker, not the 1 GB their
+float32 vectors would), refreshed by generation: new rows are read as they come, removed
+ones found by their ids. A query ranks every passage by Hamming distance (numpy's
+bitwise_count), then reads the float32 vectors of the closest few hundred from the database
+and ranks those by exact cosine. Storage is the backend's (`vectors_db.py`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .documents import DocReader
+from .embeddings import DIM, Embedder, embedder
+from .passages import Section, sections
+
+if TYPE_CHECKING:
+    from memoryui.store import Store
+
+    from .documents import Doc
+    from .vectors_db import VectorStorage
+
+log = logging.getLogger("memoryui.search")
+
+WRITE_BATCH = 256  # documents embedded at once while indexing
+RERANK = 256  # passages re-ranked by exact cosine after the bit-level pass (at least)
+CODE_WORDS = DIM // 64  # uint64 words of a passage's sign bits
+
+
+@dataclass(frozen=True)
+class Passage:
+    path: str
+    scope: str
+    kind: str
+    heading: str
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    text: str
+    score: float  # cosine similarity to the query, -1..1
+    entry_id: str | None = None  # the daily entry the passage is (daily logs)
+
+
+def sign_code(vectors: np.ndarray) -> np.ndarray:
+    """Each row's sign bits, packed: (n, DIM // 8) uint8."""
+    return np.packbits(vectors > 0, axis=1)
+
+
+def query_vector(model: Embedder, text: str) -> np.ndarray | None:
+    """The text's vector, or None when the model knows none of its words (a zero row)."""
+    vec = model.embed([text])[0]
+    return vec if np.any(vec) else None
+
+
+class VectorWriter:
+    """The vector half of one index write: buffers documents, embeds what is new, writes
+    rows through the backend's connection (the same transaction as the keyword rows)."""
+
+    def __init__(self, storage: VectorStorage, conn: Any, *, clear: bool) -> None:
+        self.storage = storage
+        self.conn = conn
+        self.model = embedder()
+        self.clear = clear
+        self._docs: list[Doc] = []
+        self.changed = clear
+        self.embedded = 0  # passages embedded by this write (tests and the bench read it)
+        if clear:
+            storage.clear(conn)
+
+    def feed(self, docs: Iterable[Doc]) -> Iterable[Doc]:
+        """`docs`, passed through while their passages are written in batches."""
+        for d in docs:
+            self.add(d)
+            yield d
+
+    def add(self, doc: Doc) -> None:
+        self._docs.append(doc)
+        if len(self._docs) >= WRITE_BATCH:
+            self.flush()
+
+    def remove(self, paths: Sequence[str]) -> None:
+        if paths:
+            self.storage.delete_paths(self.conn, list(paths))
+            self.changed = True
+
+    def flush(self) -> None:
+        docs, self._docs = self._docs, []
+        if not docs:
+            return
+        if self.model is None:  # keyword search only: no passage is kept stale
+            self.storage.delete_paths(self.conn, [d.path for d in docs])
+            self.changed = True
+            return
+        old: dict[str, dict[str, list[tuple]]] = {}
+        if not self.clear:
+            for row in self.storage.old_rows(self.conn, [d.path for d in docs]):
+                old.setdefault(row[1], {}).setdefault(row[2], []).append(row)
+        new: list[tuple[Doc, Section]] = []
+        keep: list[tuple] = []
+        for d in docs:
+            held = old.get(d.path, {})
+            for s in sections(d.body, d.kind):
+                rows = held.get(s.digest)
+                if rows:
+                    rid, _p, _h, start, end, heading, entry, scope, kind, shared = rows.pop()
+                    if (start, end, heading, entry, scope, kind, shared) != (
+                            s.start_line, s.end_line, s.heading, s.entry_id, d.scope, d.kind,
+                            d.shared):
+                        keep.append((s.heading, s.start_line, s.end_line, s.entry_id, d.scope,
+                                     d.kind, d.shared, rid))
+                else:
+                    new.append((d, s))
+        stale = [r[0] for held in old.values() for rows in held.values() for r in rows]
+        if stale:
+            self.storage.delete_ids(self.conn, stale)
+        if keep:
+            self.storage.relines(self.conn, keep)
+        if new:
+            vecs = self.model.embed([s.embedded for _, s in new])
+            codes = sign_code(vecs)
+            self.storage.insert(self.conn, [
+                (d.path, d.scope, d.kind, d.shared, s.heading, s.start_line, s.end_line,
+                 s.entry_id, s.digest, s.text, codes[i].tobytes(), vecs[i].tobytes())
+                for i, (d, s) in enumerate(new)])
+            self.embedded += len(new)
+        self.changed = self.changed or bool(stale or keep or new)
+
+    def finish(self) -> None:
+        self.flush()
+        if self.changed:
+            self.storage.bump(self.conn, self.model.name if self.model is not None else "")
+
+
+class _Bits:
+    """One process's view of the passages: ids, sign bits, scope and kind numbers."""
+
+    def __init__(self) -> None:
+        self.generation: str | None = None  # none read yet
+        self.ids = np.zeros(0, dtype=np.int64)
+        self.codes = np.zeros((0, CODE_WORDS), dtype=np.uint64)
+        self.scopes = np.zeros(0, dtype=np.int32)
+        self.kinds = np.zeros(0, dtype=np.int16)
+        self.shared = np.zeros(0, dtype=bool)
+        self.scope_no: dict[str, int] = {}
+        self.kind_no: dict[str, int] = {}
+
+    @property
+    def max_id(self) -> int:
+        return int(self.ids[-1]) if len(self.ids) else 0
+
+    def append(self, rows: Iterable[tuple]) -> None:
+        ids, codes, scopes, kinds, shared = [], [], [], [], []
+        for rid, scope, kind, sh, code in rows:
+            ids.append(rid)
+            codes.append(bytes(code))
+            scopes.append(self.scope_no.setdefault(scope, len(self.scope_no)))
+            kinds.append(self.kind_no.setdefault(kind, len(self.kind_no)))
+            shared.append(bool(sh))
+        if not ids:
+            return
+        bits = np.frombuffer(b"".join(codes), dtype=np.uint64).reshape(len(ids), CODE_WORDS)
+        self.ids = np.concatenate([self.ids, np.asarray(ids, dtype=np.int64)])
+        self.codes = np.concatenate([self.codes, bits])
+        self.scopes = np.concatenate([self.scopes, np.asarray(scopes, dtype=np.int32)])
+        self.kinds = np.concatenate([self.kinds, np.asarray(kinds, dtype=np.int16)])
+        self.shared = np.concatenate([self.shared, np.asarray(shared, dtype=bool)])
+
+    def keep(self, live: np.ndarray) -> None:
+        mask = np.isin(self.ids, live, assume_unique=True)
+        self.ids, self.codes = self.ids[mask], self.codes[mask]
+        self.scopes, self.kinds, self.shared = self.scopes[mask], self.kinds[mask], \
+            self.shared[mask]
+
+    def mask(self, scopes: Iterable[str] | None, kinds: Iterable[str] | None,
+             visible_to: str | None) -> np.ndarray | None:
+        """Rows the filters let through (None: all of them)."""
+        out: np.ndarray | None = None
+
+        def narrow(m: np.ndarray) -> None:
+            nonlocal out
+            out = m if out is None else out & m
+
+        if scopes is not None:
+            nos = [self.scope_no[s] for s in scopes if s in self.scope_no]
+            narrow(np.isin(self.scopes, np.asarray(nos, dtype=np.int32)))
+        if kinds is not None:
+            nos = [self.kind_no[k] for k in kinds if k in self.kind_no]
+            narrow(np.isin(self.kinds, np.asarray(nos, dtype=np.int16)))
+        if visible_to is not None:  # the layout's read rule, as the keyword filters apply it
+            own = self.scope_no.get(visible_to, -1) if visible_to else -1
+            narrow(self.shared | (self.scopes == own))
+        return out
+
+
+class VectorSearch:
+    """The reading side of search by meaning; the backends provide `vectors` (storage)."""
+
+    vectors: VectorStorage
+
+    def _bits(self) -> _Bits:
+        """This process's bits, current with the stored generation."""
+        lock: threading.Lock = self.__dict__.setdefault("_bits_lock", threading.Lock())
+        with lock:
+            bits: _Bits = self.__dict__.setdefault("_bits_cache", _Bits())
+            generation = self.vectors.generation()
+            if generation == bits.generation:
+                return bits
+            bits.append(self.vectors.rows_after(bits.max_id))
+            count = self.vectors.count()
+            if count < len(bits.ids):  # rows were removed
+                bits.keep(np.fromiter(self.vectors.live_ids(), dtype=np.int64))
+            if count != len(bits.ids):  # the table was made anew: read it whole
+                bits = self.__dict__["_bits_cache"] = _Bits()
+                bits.append(self.vectors.rows_after(0))
+            bits.generation = generation
+            return bits
+
+    def _vector_transaction(self, fn: Callable[[Any], object]) -> None:
+        raise NotImplementedError
+
+    def _catch_up_vectors(self, store: Store) -> None:
+        """Embed every file again when the stored vectors are not this model's (the index
+        was built with embeddings off, or by another model)."""
+        model = embedder()
+        if model is None or self.vectors.model() == model.name:
+            return
+        paths: list[str] = self.catalogue.by_change()  # type: ignore[attr-defined]
+        reader = DocReader(store, bulk=True)
+
+        def embed_all(conn: Any) -> None:
+            writer = VectorWriter(self.vectors, conn, clear=True)
+            for p in paths:
+                doc = reader.read(p)
+                if doc is not None:
+                    writer.add(doc)
+            writer.finish()
+
+        self._vector_transaction(embed_all)
+        log.info("search by meaning: %d files embedded with %s", len(paths), model.name)
+
+    def vectors_ready(self) -> bool:
+        """Whether passages are embedded by the model this process has."""
+        model = embedder()
+        return model is not None and self.vectors.model() == model.name
+
+    def nearest(self, text: str, k: int = 5, *, kinds: set[str] | None = None,
+                exclude_paths: set[str] | None = None, scope: str | None = None,
+                visible_to: str | None = None) -> list[Passage]:
+        """The `k` indexed passages closest in meaning to `text`, best first (a scope's own
+        and, with `visible_to`, only what that scope may read). [] when the model is not
+        available or knows none of the text's words."""
+        return self.nearest_among(text, k, scopes=None if scope is None else [scope],
+                                  kinds=kinds, visible_to=visible_to,
+                                  exclude_paths=exclude_paths)
+
+    def nearest_among(self, text: str, k: int, *, scopes: Sequence[str] | None = None,
+                      kinds: Iterable[str] | None = None, visible_to: str | None = None,
+                      exclude_paths: set[str] | None = None) -> list[Passage]:
+        model = embedder()
+        k = max(0, int(k))
+        if model is None or k == 0 or not text.strip():
+            return []
+        drain = getattr(self, "drain", None)
+        if drain is not None:
+            drain()
+        query = query_vector(model, text)
+        if query is None:
+            return []
+        bits = self._bits()
+        mask = bits.mask(scopes, kinds, visible_to)
+        rows = np.nonzero(mask)[0] if mask is not None else np.arange(len(bits.ids))
+        if not len(rows):
+            return []
+        code = sign_code(query[None, :]).view(np.uint64)[0]
+        codes = bits.codes if mask is None else bits.codes[rows]
+        distance = np.bitwise_count(codes ^ code).sum(axis=1, dtype=np.int32)
+        want = max(RERANK, k * 8 + len(exclude_paths or ()) * 4)
+        pick = np.argpartition(distance, want)[:want] if want < len(rows) else \
+            np.arange(len(rows))
+        ids = [int(i) for i in bits.ids[rows[pick]]]
+        out = []
+        for _id, path, sc, kd, heading, start, end, body, entry, vec in self.vectors.fetch(ids):
+            if exclude_paths and path in exclude_paths:
+                continue
+            score = float(np.frombuffer(vec, dtype=np.float32) @ query)
+            out.append(Passage(path, sc, kd, heading, start, end, body, score, entry))
+        out.sort(key=lambda p: (-p.score, p.path, p.start_line))
+        return out[:k]

@@ -163,10 +163,12 @@ def replaced(text: str, passage: Passage, new: str) -> str:
 
 
 def replace(store: Store, ledger: Ledger, verdicts: Verdicts, *, actor: Actor, key: str,
-            path: str, digest: str, base: str) -> str:
+            path: str, digest: str) -> str:
     """The passage becomes the entry's text in one commit citing the entry; returns its sha.
 
-    `base` is the file's version the lead saw: a stale one is the store's Conflict (409)."""
+    The passage is found by its wording (`digest`), so lines edited elsewhere in the file
+    since the lead looked do not matter; a reworded passage is refused, and a write that
+    lands between this read and the commit is the store's Conflict (409)."""
     items = resolve(store, ledger, [key])
     if not items:
         raise ReviewError("name the entry whose text replaces the line")
@@ -182,7 +184,7 @@ def replace(store: Store, ledger: Ledger, verdicts: Verdicts, *, actor: Actor, k
                f"{' ' + it.time if it.time else ''} entry of {it.scope} ({it.key})\n\n"
                f"Was: {' '.join(old.text.split())[:200]}")
     promo = promote_entries(store, ledger, actor=actor, keys=[key], target=target,
-                            text=replaced(target.text, old, it.entry.text), base=base,
+                            text=replaced(target.text, old, it.entry.text), base=target.base,
                             message=message)
     verdicts.record(pair_of(it, old), REPLACE, actor.name, promo.commit_sha)
     return promo.commit_sha

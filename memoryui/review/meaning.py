@@ -24,11 +24,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 from memoryui.caches import MEANING_FILES, MEANING_SETS
-from memoryui.search.embeddings import Embedder, embedder
+from memoryui.search.embeddings import MAX_CHARS, Embedder, embedder
+from memoryui.search.vectors import Passage as Related
 from memoryui.store import InvalidName, Kind, Store, walk
 
 from .cues import differences
@@ -198,3 +200,32 @@ def matches(store: Store, texts: Sequence[tuple[str | None, str]]
             sets[scope] = _stack(store, model, curated_files(store, scope))
         out.append(best_matches(vec, *sets[scope], text))
     return out
+
+
+# -- related memories ----------------------------------------------------------------------------
+
+RELATED = 5  # passages shown
+RELATED_MIN = 0.45  # below this a passage is about something else
+RELATED_KINDS = frozenset({Kind.MEMORY.value, Kind.GLOBAL.value, Kind.WORLD.value,
+                           Kind.SKILL.value})
+
+
+class Nearest(Protocol):
+    """What related memories ask of the search index (`search.vectors.VectorSearch`)."""
+
+    def vectors_ready(self) -> bool: ...
+
+    def nearest(self, text: str, k: int = 5, *, kinds: set[str] | None = None,
+                exclude_paths: set[str] | None = None, scope: str | None = None,
+                visible_to: str | None = None) -> list[Related]: ...
+
+
+def related(index: Nearest, text: str, path: str, k: int = RELATED) -> list[Related] | None:
+    """The curated passages elsewhere in the workspace closest in meaning to `text` (other
+    agents' MEMORY.md, global memory, world topics, skills; never the file at `path`), best
+    first; None when search by meaning is unavailable (no model, vectors not built)."""
+    if embedder() is None or not index.vectors_ready():
+        return None
+    found = index.nearest(text[:MAX_CHARS], k, kinds=set(RELATED_KINDS),
+                          exclude_paths={path})
+    return [p for p in found if p.score >= RELATED_MIN]

@@ -205,7 +205,9 @@ def matches(store: Store, texts: Sequence[tuple[str | None, str]]
 # -- related memories ----------------------------------------------------------------------------
 
 RELATED = 5  # passages shown
-RELATED_MIN = 0.45  # below this a passage is about something else
+# Below this a passage is about something else: a section embeds all its lines together, so
+# a section holding the fact among others scores lower than the line alone would.
+RELATED_MIN = 0.30
 RELATED_KINDS = frozenset({Kind.MEMORY.value, Kind.GLOBAL.value, Kind.WORLD.value,
                            Kind.SKILL.value})
 
@@ -220,12 +222,13 @@ class Nearest(Protocol):
                 visible_to: str | None = None) -> list[Related]: ...
 
 
-def related(index: Nearest, text: str, path: str, k: int = RELATED) -> list[Related] | None:
+def related(index: Nearest, text: str, exclude: set[str], k: int = RELATED
+            ) -> list[Related] | None:
     """The curated passages elsewhere in the workspace closest in meaning to `text` (other
-    agents' MEMORY.md, global memory, world topics, skills; never the file at `path`), best
-    first; None when search by meaning is unavailable (no model, vectors not built)."""
+    agents' MEMORY.md, global memory, world topics, skills; never the files in `exclude`),
+    best first; None when search by meaning is unavailable (no model, vectors not built)."""
     if embedder() is None or not index.vectors_ready():
         return None
     found = index.nearest(text[:MAX_CHARS], k, kinds=set(RELATED_KINDS),
-                          exclude_paths={path})
+                          exclude_paths=exclude)
     return [p for p in found if p.score >= RELATED_MIN]

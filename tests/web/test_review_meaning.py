@@ -147,6 +147,8 @@ def test_related_memories_of_an_entry(client_as, seeded, workspace):
     assert "Related memories" in frag and "<html" not in frag
     assert f'href="/f/{ops}?view=raw#L1"' in frag and "known by ops-bot" in frag
     assert "nightly at 02:00" in frag
+    # its own MEMORY.md is not repeated here: the card's own marks compare with it
+    assert workspace.path_for(Kind.MEMORY, "support-bot") not in frag
     page = client.get(url)  # without JavaScript: a page of its own
     assert page.status_code == 200 and ops in page.content.decode()
     assert "<html" in page.content.decode()

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from memoryui import review
 from memoryui.review import contradictions, meaning
+from memoryui.review.similar import own_files
 from memoryui.review.state import LEDGER, VERDICTS
 from memoryui.roles import CURATOR, VIEWER, has_role
 from memoryui.search import SearchUnavailable
@@ -40,11 +41,11 @@ def mark(store: Store, items: Sequence[review.Item]) -> None:
         contradictions.mark(store, VERDICTS, todo)
 
 
-def related_to(text: str, path: str) -> list | None:
-    """Related memories of `text` (from the file at `path`); None when search by meaning is
-    unavailable (no model, no index)."""
+def related_to(text: str, exclude: set[str]) -> list | None:
+    """Related memories of `text`, outside the files in `exclude`; None when search by
+    meaning is unavailable (no model, no index)."""
     try:
-        return meaning.related(get_search_index(), text, path)
+        return meaning.related(get_search_index(), text, exclude)
     except SearchUnavailable as exc:
         log.warning("related memories are unavailable: %s", exc)
         return None
@@ -63,7 +64,8 @@ def related(request: HttpRequest) -> HttpResponse:
     if len(data["entry"]) != 1:
         raise BadInput("entry: name exactly one entry")
     (it,) = review.resolve(store, LEDGER, data["entry"])
-    ctx = {"it": it, "related": related_to(it.entry.text, it.path),
+    own = [p for p, _stamp in own_files(store, it.scope)]  # its card compares with it already
+    ctx = {"it": it, "related": related_to(it.entry.text, {it.path, *own}),
            **base_context(request, store, next_url(request, data["next"]))}
     return fragment_or_page(request, T + "related.html", T + "_related.html", ctx)
 
@@ -111,6 +113,6 @@ def file_panels(request: HttpRequest, store: Store, path: str, text: str,
     if kind is None or kind == Kind.DAILY:
         return {}
     found = contradictions.in_file(store, LEDGER, VERDICTS, path, timezone.localdate())
-    return {"related": related_to(text, path), "contradictions": found or [],
+    return {"related": related_to(text, {path}), "contradictions": found or [],
             "meaning_panels": True, "can_act": has_role(request.user, CURATOR),
             "urls": urls(), "next": request.get_full_path()}

@@ -107,10 +107,15 @@ SIMILAR_INDEXES: Shelf[tuple[Any, list[tuple[str, int]]]] = Shelf(LRUCache(maxsi
 # the groups of a range of entries: (root, entry keys and stamps, threshold) -> group ids.
 SIMILAR_GROUPS: Shelf[list[int]] = Shelf(LRUCache(maxsize=16))
 
-# Passages compared by meaning (review.meaning), all cleared by `meaning.clear_caches`:
-# one file's passages and their vectors: (root, path) -> (stamp, value); a changed stamp
-# makes it stale. 2,048 files (a world topic of 50 passages is about 50 KB of vectors).
-MEANING_FILES: Shelf[tuple[tuple[float, int], Any]] = Shelf(LRUCache(maxsize=2048))
-# the curated set an entry is compared with, stacked: (root, ((path, stamp), ...)) -> value;
-# keyed by stamps, so any change to one of the files makes a new key.
-MEANING_SETS: Shelf[Any] = Shelf(LRUCache(maxsize=16))
+def _vectors_size(value: tuple[Any, Any]) -> int:
+    """Bytes a value of MEANING_FILES holds: its vectors, plus its texts roughly."""
+    items, matrix = value[1]
+    return int(matrix.nbytes) + 256 * len(items) + 64
+
+
+# Passages (or a daily log's entries) compared by meaning, and their vectors (review.meaning,
+# review.contradictions; cleared by `meaning.clear_caches`): (root, path[, "entries"]) ->
+# (stamp, (passages, vectors)); a changed stamp makes it stale. 64 MB of vectors and texts,
+# least recently used first out (the huge preset's 2,000 world topics take about 40 MB).
+MEANING_FILES: Shelf[tuple[tuple[float, int], Any]] = Shelf(
+    LRUCache(maxsize=64 << 20, getsizeof=_vectors_size))

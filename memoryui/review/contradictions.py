@@ -35,7 +35,7 @@ from .actions import promote_entries
 from .entries import Item, items_of
 from .errors import ReviewError
 from .ledger import Ledger
-from .meaning import CONTRADICTION, Match, Passage, best_matches, matches, passages_of
+from .meaning import Match, Passage, Scored, matches, passages_of, pick, scan
 from .queue import resolve
 from .sources import daily_files
 from .targets import TARGET_KINDS, make_target
@@ -122,14 +122,11 @@ def in_file(store: Store, ledger: Ledger, verdicts: Verdicts, path: str, today: 
         if addr.kind == Kind.MEMORY and scope != addr.scope:
             continue
         items, vectors = _entry_vectors(store, model, log, scope, date, stamp)
-        if not items:
-            continue
-        close = (vectors @ matrix.T).max(axis=1) >= CONTRADICTION
-        for it, vec, near in zip(items, vectors, close, strict=True):
-            if not near or states.get(it.ref) is not None:
-                continue
-            _dup, conflicts = best_matches(vec, passages, matrix, it.entry.text)
-            found += [Candidate(it, m) for m in conflicts]
+        scored: list[Scored] = [[] for _it in items]
+        scan(passages, matrix, vectors, scored)
+        for it, close in zip(items, scored, strict=True):
+            if close and states.get(it.ref) is None:
+                found += [Candidate(it, m) for m in pick(close, it.entry.text)[1]]
     done = verdicts.decided([c.pair for c in found]) if found else {}
     found = [c for c in found if c.pair not in done]
     found.sort(key=lambda c: (c.match.passage.start, c.item.sort_key))

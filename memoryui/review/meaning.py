@@ -4,8 +4,8 @@ contradiction candidates.
 An entry is compared with the passages (paragraphs, list items, table rows) of the files it
 could be promoted into or that already hold team knowledge: its scope's MEMORY.md, global
 memory, every world topic and every skill. Each passage is embedded once per file stamp
-(`search.embeddings`, L2-normalised rows, so a dot product is the cosine similarity), and a
-set of files is stacked into one matrix while none of them changes (`caches.MEANING_*`).
+(`search.embeddings`, L2-normalised rows, so a dot product is the cosine similarity) and
+kept while the file is unchanged (`caches.MEANING_FILES`).
 
 Two thresholds, chosen on the labeled pairs of `bench/labels/meaning_pairs.json`
 (`python3 -m bench.bench_meaning_pairs` prints precision and recall at each):
@@ -14,6 +14,9 @@ Two thresholds, chosen on the labeled pairs of `bench/labels/meaning_pairs.json`
   date, a name or a negation (`cues.differences`) is a contradiction candidate;
 - a passage at or above `DUPLICATE` (0.70) with no such difference states the same fact:
   the entry is a duplicate by meaning.
+
+Related memories (`related`) are the curated passages elsewhere in the workspace closest to
+an entry or a file, asked of the search index's passage vectors (`search.vectors`).
 
 Nothing is computed, and nothing is marked, when the model cannot load. Plain Python: no
 Django.
@@ -28,7 +31,7 @@ from typing import Protocol
 
 import numpy as np
 
-from memoryui.caches import MEANING_FILES, MEANING_SETS
+from memoryui.caches import MEANING_FILES
 from memoryui.search.embeddings import MAX_CHARS, Embedder, embedder
 from memoryui.search.vectors import Passage as Related
 from memoryui.store import InvalidName, Kind, Store, walk
@@ -102,7 +105,6 @@ def compare(model: Embedder, a: str, b: str) -> tuple[str | None, float, list[st
 
 def clear_caches() -> None:
     MEANING_FILES.clear()
-    MEANING_SETS.clear()
 
 
 def _read(store: Store, path: str) -> str | None:
@@ -133,45 +135,23 @@ def _file(store: Store, model: Embedder, path: str, stamp: tuple[float, int]
     return value
 
 
-def _stack(store: Store, model: Embedder, files: Files) -> tuple[list[Passage], np.ndarray]:
-    key = (str(store.root), tuple(files))
-    hit = MEANING_SETS.get(key)
-    if hit is not None:
-        return hit
-    found: list[Passage] = []
-    rows: list[np.ndarray] = []
-    for path, stamp in files:
-        ps, m = _file(store, model, path, stamp)
-        found += ps
-        rows.append(m)
-    matrix = np.vstack(rows) if rows else np.zeros((0, model.dim), dtype=np.float32)
-    MEANING_SETS.put(key, (found, matrix))
-    return found, matrix
-
-
-def curated_files(store: Store, scope: str | None) -> Files:
-    """(path, stamp) of what an entry of `scope` is compared with: its MEMORY.md, global
-    memory, the world topics and the skills."""
-    own = own_files(store, scope) if scope else []
+def _shared(store: Store) -> Files:
+    """(path, stamp) of global memory, the world topics and the skills: what every entry is
+    compared with, beside its scope's MEMORY.md."""
     skills = [(p, (mtime, size)) for p, _n, mtime, size in kind_files(store, Kind.SKILL)]
-    return own + shared_files(store) + skills
+    return shared_files(store) + skills
 
 
-def best_matches(vector: np.ndarray, found: list[Passage], matrix: np.ndarray, text: str,
-                 skip: str = "") -> tuple[Match | None, list[Match]]:
-    """(the duplicate, the contradiction candidates) of one embedded text among passages;
-    `skip` is a path left out (the text's own file)."""
-    if not len(found):
-        return None, []
-    scores = matrix @ vector
-    order = np.argsort(-scores)[:CANDIDATES]
+Scored = list[tuple[float, Passage]]
+
+
+def pick(found: Scored, text: str, skip: str = "") -> tuple[Match | None, list[Match]]:
+    """(the duplicate, the contradiction candidates) of a text among scored passages (at
+    least CONTRADICTION); `skip` is a path left out (the text's own file)."""
+    found = sorted(found, key=lambda sp: -sp[0])[:CANDIDATES]
     duplicate: Match | None = None
     conflicts: list[Match] = []
-    for i in order:
-        score = float(scores[i])
-        if score < CONTRADICTION:
-            break
-        p = found[int(i)]
+    for score, p in found:
         if p.path == skip:
             continue
         diffs = differences(p.text, text)
@@ -183,23 +163,41 @@ def best_matches(vector: np.ndarray, found: list[Passage], matrix: np.ndarray, t
     return duplicate, conflicts
 
 
+def scan(found: list[Passage], matrix: np.ndarray, vectors: np.ndarray, into: list[Scored],
+         rows: Sequence[int] | None = None) -> None:
+    """Add to `into[i]` each passage at or above CONTRADICTION for text i (`rows`: which
+    texts `vectors` are, all by default)."""
+    if not found or not len(vectors):
+        return
+    scores = matrix @ vectors.T  # passages x texts
+    for r, c in np.argwhere(scores >= CONTRADICTION):
+        into[rows[c] if rows is not None else c].append((float(scores[r, c]), found[r]))
+
+
 def matches(store: Store, texts: Sequence[tuple[str | None, str]]
             ) -> list[tuple[Match | None, list[Match]]] | None:
     """For each (scope, text): the passage stating the same fact in other words (or None)
-    and the contradiction candidates, best first; None when the model cannot load."""
+    and the contradiction candidates, best first; None when the model cannot load.
+
+    Each file's passages are scored against every text at once, file by file, so memory
+    holds each file's vectors once (`caches.MEANING_FILES`, bounded by size)."""
     model = embedder()
     if model is None:
         return None
     if not texts:
         return []
     vectors = model.embed([t for _s, t in texts])
-    sets: dict[str | None, tuple[list[Passage], np.ndarray]] = {}
-    out = []
-    for (scope, text), vec in zip(texts, vectors, strict=True):
-        if scope not in sets:
-            sets[scope] = _stack(store, model, curated_files(store, scope))
-        out.append(best_matches(vec, *sets[scope], text))
-    return out
+    found: list[Scored] = [[] for _t in texts]
+    for path, stamp in _shared(store):
+        scan(*_file(store, model, path, stamp), vectors, found)
+    by_scope: dict[str, list[int]] = {}
+    for i, (scope, _t) in enumerate(texts):
+        if scope:
+            by_scope.setdefault(scope, []).append(i)
+    for scope, rows in by_scope.items():
+        for path, stamp in own_files(store, scope):
+            scan(*_file(store, model, path, stamp), vectors[rows], found, rows)
+    return [pick(f, t) for f, (_s, t) in zip(found, texts, strict=True)]
 
 
 # -- related memories ----------------------------------------------------------------------------

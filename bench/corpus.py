@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import random
 import re
@@ -469,6 +470,18 @@ class _Importer:
 # --------------------------------------------------------------------------------------------
 
 
+LABELS = Path(__file__).resolve().parent / "labels"
+
+
+def paraphrase_facts() -> list[dict[str, str]]:
+    """The labeled facts and the paraphrase queries that ask for them."""
+    return list(json.loads((LABELS / "paraphrase_queries.json").read_text())["facts"])
+
+
+def handbook_path(name: str) -> str:
+    return f"memory/world/handbook-{name}.md"
+
+
 def scope_names(count: int) -> list[str]:
     """Scope names in a fixed order (`ops-bot` first), independent of the seed."""
     names = list(_SCOPE_BASES[:count])
@@ -757,6 +770,23 @@ class _Corpus:
     # -- one day --------------------------------------------------------------------------
 
     def run(self) -> None:
+        self._history()
+        self._handbook()
+
+    def _handbook(self) -> None:
+        """The labeled facts of search by meaning (bench/labels/paraphrase_queries.json), one
+        world topic per area, written by alice after the last day; no random draw, so the
+        rest of the corpus is the same with or without them."""
+        by_file: dict[str, list[dict[str, str]]] = {}
+        for fact in paraphrase_facts():
+            by_file.setdefault(fact["file"], []).append(fact)
+        ts = self._ts(self.p.days, 3600)
+        for i, (name, facts) in enumerate(sorted(by_file.items())):
+            text = f"# Handbook: {name}\n" + "".join(
+                f"\n## {f['heading']}\n\n{f['fact']}\n" for f in facts)
+            self._write(ts + 60 * i, "alice", "edit", handbook_path(name), text, "world")
+
+    def _history(self) -> None:
         for day in range(self.p.days):
             events: list[tuple[int, int, Any, tuple[Any, ...]]] = []
 

@@ -165,6 +165,9 @@ MEMORYUI_SECRETS = _env_choice("MEMORYUI_SECRETS", "block", ("block", "flag", "o
 # Grouping similar daily entries in the review queue (0..100; 0: off); read by
 # memoryui/review/similar.py, checked here.
 _env_number("MEMORYUI_SIMILAR", "0", int, maximum=100)
+# Search by meaning (docs/search.md): `off` leaves search to keywords and embeds nothing;
+# read by memoryui/search/embeddings.py, checked here.
+_env_choice("MEMORYUI_EMBEDDINGS", "on", ("on", "off"))
 
 # -- sync with a git remote (docs/sync.md) --------------------------
 # Any URL git accepts; empty = no sync. Credentials: git's own (helper, SSH agent, URL token).

@@ -24,6 +24,7 @@ TYPOS = [
     ("MEMORYUI_SYNC_PUSH", "sometimes", "must be auto or manual"),
     ("MEMORYUI_SYNC_INTERVAL", "soon", "must be a number"),
     ("MEMORYUI_SIMILAR", "101", "must be at most 100"),
+    ("MEMORYUI_EMBEDDINGS", "maybe", "must be on or off"),
     ("DEBUG", "maybe", "must be one of 1, true"),
     ("SECURE_COOKIES", "si", "must be one of 1, true"),
     ("LOG_LEVEL", "loud", "must be DEBUG, INFO"),

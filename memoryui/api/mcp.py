@@ -48,7 +48,7 @@ from memoryui.middleware import DISK_FULL, is_disk_full
 from memoryui.store import Actor, StoreError, names
 from memoryui.throttle import Throttled
 from memoryui.tools.registry import Tool, ToolContext, ToolError, call_tool, tools_for
-from memoryui.workspace import get_store
+from memoryui.workspace import get_search_index, get_store
 
 log = logging.getLogger("memoryui.mcp")
 
@@ -154,7 +154,7 @@ def _run(caller: Caller, name: str, args: dict[str, Any]) -> str:
     ctx = ToolContext(store=store, scope=caller.scope, actor=caller.actor,
                       can_write_world=caller.can_write_world,
                       can_write_global=caller.can_write_global,
-                      trailers=list(caller.trailers))
+                      trailers=list(caller.trailers), search_index=get_search_index)
     return call_tool(ctx, name, args)
 
 

@@ -230,6 +230,9 @@ def _audit_paths() -> dict:
                       required=True),
                 param("scope", "query", rules.SEARCH_SCOPE, "Only this scope."),
                 param("kind", "query", rules.SEARCH_KIND, "Only this kind."),
+                param("mode", "query", rules.SEARCH_MODE,
+                      "hybrid (the default): keyword and meaning rankings fused; keyword: "
+                      "keywords alone."),
                 param("since", "query", rules.SEARCH_DATE,
                       "From this date (YYYY-MM-DD, 1900-01-01 to 2999-12-31): a daily log's "
                       "date, for other files the day of their last change."),

@@ -137,6 +137,7 @@ HISTORY_TIME = {"type": "string", "pattern": f"^(?:{_DAY}{_TIME})?$"}
 # `search.SearchParams`: white space around a value is dropped, and a blank value is
 # the parameter left out.
 SEARCH_SCOPE = {"type": "string", "pattern": "^\\s*(?:[A-Za-z0-9_-]{1,64})?\\s*$"}
+SEARCH_MODE = {"type": "string", "pattern": "^\\s*(?:hybrid|keyword)?\\s*$"}
 SEARCH_KIND = {"type": "string", "pattern": f"^\\s*(?:{'|'.join(KINDS)})?\\s*$"}
 # `search.filters.parse_date`: YYYY-MM-DD from 1900-01-01 to 2999-12-31.
 SEARCH_DATE = {"type": "string",

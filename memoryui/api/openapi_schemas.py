@@ -210,9 +210,15 @@ def schemas(tool_names: list[str]) -> dict:
             "properties": {"files": {"type": "array", "items": ref("FileDiff")},
                            "patch": {"type": "string"}}}]},
         "SearchResults": {
-            "type": "object", "required": ["query", "total", "results"],
+            "type": "object", "required": ["query", "total", "results", "mode"],
             "properties": {
                 "query": {"type": "string"}, "total": {"type": "integer"},
+                "mode": {"type": "string", "enum": ["hybrid", "keyword"],
+                         "description": "what ranked the hits: keywords and meaning "
+                                        "together, or keywords alone"},
+                "notice": {"type": "string",
+                           "description": "why meaning did not help a hybrid search "
+                                          "(present only then)"},
                 "results": {"type": "array", "items": {
                     "type": "object",
                     "properties": {

@@ -5,6 +5,10 @@ own scope's files plus the shared ones (world topics, the global memory, skills,
 outside scopes); an admin token sees everything. Every bad parameter is a 400 with a message a
 model can act on; a query error also says where (`position`, `column`, and a two-line `caret`).
 
+`mode=hybrid` (the default) ranks by keywords and meaning together (`search/hybrid.py`);
+`mode=keyword` by keywords alone; a hybrid search meaning could not help says why in
+`notice`.
+
 The API matches words exactly as typed (`escal` finds only "escal"; `escal*` is the prefix):
 an agent's query is complete when sent. The search page's box is the one that treats the
 last word as a prefix, because there a person is still typing.
@@ -19,6 +23,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 
 from memoryui.api.auth import error, require_token
 from memoryui.search import QueryError, parse_date
+from memoryui.search.hybrid import MODES
 from memoryui.store import StoreError
 from memoryui.store.layout import Kind
 from memoryui.store.names import SCOPE_RE
@@ -42,6 +47,7 @@ class SearchParams:
     limit: int
     since: dt.date | None
     until: dt.date | None
+    mode: str = "hybrid"
 
     @classmethod
     def parse(cls, get: QueryDict) -> SearchParams:
@@ -75,7 +81,10 @@ class SearchParams:
         if dates["since"] and dates["until"] and dates["since"] > dates["until"]:
             raise BadParam(f"since ({dates['since']}) is after until ({dates['until']})",
                            param="since")
-        return cls(q, scope, kind, limit, dates["since"], dates["until"])
+        mode = text("mode") or "hybrid"
+        if mode not in MODES:
+            raise BadParam(f"unknown mode {mode[:40]!r}; use hybrid or keyword", param="mode")
+        return cls(q, scope, kind, limit, dates["since"], dates["until"], mode)
 
 
 def _query_error(exc: QueryError) -> JsonResponse:
@@ -104,14 +113,17 @@ def search(request: HttpRequest) -> HttpResponse:
     try:
         results = get_search_index().search(
             p.q, scope=p.scope, kind=p.kind, visible_to=visible_to, limit=p.limit,
-            date_from=p.since, date_to=p.until)
+            date_from=p.since, date_to=p.until, mode=p.mode)
     except QueryError as exc:
         return _query_error(exc)
     except StoreError as exc:
         return error(exc.code, str(exc), exc.status)
+    extra = {"notice": results.notice} if results.notice else {}
     return JsonResponse({
         "query": p.q,
         "total": results.total,
+        "mode": results.mode,
+        **extra,
         "results": [{
             "path": h.path,
             "kind": h.kind or None,

@@ -19,7 +19,7 @@ from memoryui.api.common import (
 )
 from memoryui.store import names
 from memoryui.tools.registry import ToolContext, call_tool, tools_for
-from memoryui.workspace import get_store
+from memoryui.workspace import get_search_index, get_store
 
 FORMATS = ("anthropic", "openai")
 
@@ -50,6 +50,6 @@ def run_tool(request: HttpRequest, scope: str, tool: str) -> HttpResponse:
     ctx = ToolContext(store=store, scope=scope, actor=actor,
                       can_write_world=tok.can_write_world or tok.is_admin,
                       can_write_global=tok.can_write_global or tok.is_admin,
-                      trailers=trailers)
+                      trailers=trailers, search_index=get_search_index)
     result = call_tool(ctx, tool, args)
     return json_response({"tool": tool, "result": result})

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 
 from .catalogue import Catalogue
 from .filters import Filters, check_filters
-from .query import Node, parse_tree
+from .hybrid import MODES, hybrid
+from .query import Node, QueryError, parse_tree
 from .results import Hit, SearchResults
 from .updater import Updater
 from .vectors import VectorSearch
@@ -51,6 +52,10 @@ class IndexBase(VectorSearch, Updater):
     def _paths(self, tree: Node, query: str, filters: Filters) -> set[str]:
         raise NotImplementedError
 
+    def _file_rows(self, paths: Sequence[str]) -> dict[str, tuple]:
+        """path -> (scope, kind, name, date, recency) of these indexed files."""
+        raise NotImplementedError
+
     def close(self) -> None:
         """Close this thread's connection (backends keep one per thread in `_local`)."""
         local = getattr(self, "_local", None)
@@ -76,14 +81,19 @@ class IndexBase(VectorSearch, Updater):
                kind: str | Sequence[str] | None = None, date_from: str | dt.date | None = None,
                date_to: str | dt.date | None = None, visible_to: str | None = None,
                limit: int = 20, offset: int = 0, with_total: bool = True,
-               catch_up: bool = True, prefix_last: bool = False) -> SearchResults:
+               catch_up: bool = True, prefix_last: bool = False,
+               mode: str = "keyword") -> SearchResults:
         """Ranked hits with snippets.
 
         `visible_to` restricts results to what that scope's token may read (its own files
         and the shared ones). `prefix_last` matches the last word as a prefix: what the
-        search box does while a person is typing.
+        search box does while a person is typing. `mode`: "hybrid" ranks by keywords and
+        meaning together (`hybrid.py`; what the page, the API and the tools ask for unless
+        told otherwise), "keyword" by keywords alone.
         """
         started = time.perf_counter()
+        if mode not in MODES:
+            raise QueryError(f"Unknown search mode {str(mode)[:40]!r}: use hybrid or keyword.")
         tree = parse_tree(query, prefix_last=prefix_last)
         filters = check_filters(scope=scope, kind=kind, date_from=date_from, date_to=date_to,
                                 visible_to=visible_to)
@@ -92,6 +102,10 @@ class IndexBase(VectorSearch, Updater):
             self.maybe_catch_up()
         limit = max(1, min(int(limit), MAX_LIMIT))
         offset = max(0, int(offset))
+        if mode == "hybrid":
+            fused = hybrid(self, tree, query, filters, limit, offset, with_total)
+            return SearchResults(query, fused.hits, fused.total, offset, limit,
+                                 time.perf_counter() - started, fused.mode, fused.notice)
         rows, total = self._query(tree, query, filters, limit, offset, with_total)
         hits = [Hit.from_row(row) for row in rows]
         return SearchResults(query, hits, total, offset, limit, time.perf_counter() - started)

@@ -2,8 +2,8 @@
 
 One small interface (`Embedder`) so the model can change; `embedder()` gives the process's
 one instance, loaded on first use. When the model cannot load (package missing, weights
-missing or corrupt), `embedder()` returns None, logs why once, and callers fall back to
-keyword search and say so.
+missing or corrupt), or the operator turned it off (`MEMORYUI_EMBEDDINGS=off`), `embedder()`
+returns None, logs why once, and callers fall back to keyword search and say so.
 
 The model is WordLlama's 256-dimension static model (`l2_supercat_256`), inside the
 `wordllama` wheel. Its `load(disable_download=True)` looks for a `tokenizer/` folder while the
@@ -29,6 +29,8 @@ MODEL_NAME = "wordllama-l2_supercat_256"
 # Texts longer than this are cut before embedding: a static model averages token vectors,
 # so the head of a long passage carries its meaning and the cost stays bounded.
 MAX_CHARS = 8_000
+SWITCH = "MEMORYUI_EMBEDDINGS"  # "off": no model, keyword search only
+OFF = f"it is turned off ({SWITCH}=off)"
 
 
 class Embedder(Protocol):
@@ -70,7 +72,10 @@ _state: dict[str, Any] = {}
 
 
 def embedder() -> Embedder | None:
-    """The process's embedder, or None when the model cannot load (logged once)."""
+    """The process's embedder, or None when the model cannot load (logged once) or is
+    turned off."""
+    if os.environ.get(SWITCH, "").strip().lower() == "off":
+        return None
     with _lock:
         if "model" not in _state:
             try:
@@ -85,5 +90,7 @@ def embedder() -> Embedder | None:
 
 
 def unavailable_reason() -> str:
-    """Why the model did not load ("" when it did or was not tried yet)."""
+    """Why there is no model ("" when it loaded or was not tried yet)."""
+    if os.environ.get(SWITCH, "").strip().lower() == "off":
+        return OFF
     return str(_state.get("error", ""))

@@ -202,6 +202,11 @@ class PostgresSearchIndex(IndexBase):
             "SELECT path, size, mtime_ns FROM memoryui_fts_files WHERE path = ANY(%s)",
             (list(paths),))}
 
+    def _file_rows(self, paths: Sequence[str]) -> dict[str, tuple]:
+        return {r[0]: r[1:] for r in self._conn().execute(
+            "SELECT path, scope, kind, name, date, recency FROM memoryui_fts_files "
+            "WHERE path = ANY(%s)", (list(paths),))}
+
     @staticmethod
     def _where(filters: Filters, params: list) -> str:
         where = ["tsv @@ q.query"]

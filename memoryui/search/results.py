@@ -23,6 +23,7 @@ class Hit:
     snippet_spans: Spans = field(default_factory=list)  # body excerpt
     path_spans: Spans = field(default_factory=list)
     entry_id: str | None = None  # the daily entry the snippet falls in
+    by_meaning: bool = False  # found by meaning alone (no keyword match): its best passage
 
     @classmethod
     def from_row(cls, row: tuple) -> Hit:
@@ -62,3 +63,5 @@ class SearchResults:
     offset: int = 0
     limit: int = 20
     seconds: float = 0.0
+    mode: str = "keyword"  # what ranked the hits: "hybrid" (keywords and meaning) or "keyword"
+    notice: str = ""  # why meaning did not help, when hybrid was asked for

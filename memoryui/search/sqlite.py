@@ -255,6 +255,16 @@ class SearchIndex(IndexBase):
                 f"({', '.join('?' * len(chunk))})", chunk))
         return out
 
+    def _file_rows(self, paths: Sequence[str]) -> dict[str, tuple]:
+        out: dict[str, tuple] = {}
+        conn = self._conn()
+        for i in range(0, len(paths), 500):
+            chunk = list(paths[i:i + 500])
+            out.update((r[0], r[1:]) for r in conn.execute(
+                "SELECT path, scope, kind, name, date, recency FROM files WHERE path IN "
+                f"({', '.join('?' * len(chunk))})", chunk))
+        return out
+
     def _date_range(self, filters: Filters) -> list[str] | None:
         """Date tokens for the filter, clamped to the dates the index holds (so a wide range
         costs no more than the data); [] when nothing can match."""

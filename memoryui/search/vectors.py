@@ -67,6 +67,29 @@ def query_vector(model: Embedder, text: str) -> np.ndarray | None:
     return vec if np.any(vec) else None
 
 
+def closest(codes: np.ndarray, code: np.ndarray, mask: np.ndarray | None,
+            want: int) -> np.ndarray:
+    """Columns of `codes` (those `mask` allows) about the `want` nearest `code` in Hamming
+    distance: a histogram of the distances gives the cut (an argpartition of a million
+    rows costs more than the distances themselves)."""
+    words, n = codes.shape
+    distance = np.zeros(n, dtype=np.uint16)
+    scratch, counted = np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.uint8)
+    for w in range(words):
+        np.bitwise_xor(codes[w], code[w], out=scratch)
+        np.bitwise_count(scratch, out=counted)
+        distance += counted
+    far = words * 64 + 1
+    if mask is not None:
+        distance[~mask] = far
+    histogram = np.cumsum(np.bincount(distance, minlength=far + 1))
+    cut = min(int(np.searchsorted(histogram, want)), far - 1)
+    rows = np.flatnonzero(distance <= cut)
+    if len(rows) > want * 2:  # many at the cut's distance: keep the nearest
+        rows = rows[np.argpartition(distance[rows], want)[:want]]
+    return rows
+
+
 class VectorWriter:
     """The vector half of one index write: buffers documents, embeds what is new, writes
     rows through the backend's connection (the same transaction as the keyword rows)."""
@@ -152,7 +175,9 @@ class _Bits:
     def __init__(self) -> None:
         self.generation: str | None = None  # none read yet
         self.ids = np.zeros(0, dtype=np.int64)
-        self.codes = np.zeros((0, CODE_WORDS), dtype=np.uint64)
+        # one row per 64-bit word, one column per passage: each word's XOR and popcount
+        # runs over contiguous memory (4x faster than summing across a (n, 4) array)
+        self.codes = np.zeros((CODE_WORDS, 0), dtype=np.uint64)
         self.scopes = np.zeros(0, dtype=np.int32)
         self.kinds = np.zeros(0, dtype=np.int16)
         self.shared = np.zeros(0, dtype=bool)
@@ -175,14 +200,14 @@ class _Bits:
             return
         bits = np.frombuffer(b"".join(codes), dtype=np.uint64).reshape(len(ids), CODE_WORDS)
         self.ids = np.concatenate([self.ids, np.asarray(ids, dtype=np.int64)])
-        self.codes = np.concatenate([self.codes, bits])
+        self.codes = np.concatenate([self.codes, bits.T], axis=1)
         self.scopes = np.concatenate([self.scopes, np.asarray(scopes, dtype=np.int32)])
         self.kinds = np.concatenate([self.kinds, np.asarray(kinds, dtype=np.int16)])
         self.shared = np.concatenate([self.shared, np.asarray(shared, dtype=bool)])
 
     def keep(self, live: np.ndarray) -> None:
         mask = np.isin(self.ids, live, assume_unique=True)
-        self.ids, self.codes = self.ids[mask], self.codes[mask]
+        self.ids, self.codes = self.ids[mask], self.codes[:, mask]
         self.scopes, self.kinds, self.shared = self.scopes[mask], self.kinds[mask], \
             self.shared[mask]
 
@@ -243,6 +268,8 @@ class VectorSearch:
         reader = DocReader(store, bulk=True)
 
         def embed_all(conn: Any) -> None:
+            if self.vectors.model() == model.name:  # another process did it meanwhile
+                return
             writer = VectorWriter(self.vectors, conn, clear=True)
             for p in paths:
                 doc = reader.read(p)
@@ -270,7 +297,9 @@ class VectorSearch:
 
     def nearest_among(self, text: str, k: int, *, scopes: Sequence[str] | None = None,
                       kinds: Iterable[str] | None = None, visible_to: str | None = None,
-                      exclude_paths: set[str] | None = None) -> list[Passage]:
+                      exclude_paths: set[str] | None = None,
+                      vector: np.ndarray | None = None) -> list[Passage]:
+        """`nearest` with several scopes; `vector`: the text's, when the caller has it."""
         model = embedder()
         k = max(0, int(k))
         if model is None or k == 0 or not text.strip():
@@ -278,26 +307,27 @@ class VectorSearch:
         drain = getattr(self, "drain", None)
         if drain is not None:
             drain()
-        query = query_vector(model, text)
+        query = vector if vector is not None else query_vector(model, text)
         if query is None:
             return []
         bits = self._bits()
         mask = bits.mask(scopes, kinds, visible_to)
-        rows = np.nonzero(mask)[0] if mask is not None else np.arange(len(bits.ids))
-        if not len(rows):
+        if not len(bits.ids) or (mask is not None and not mask.any()):
             return []
-        code = sign_code(query[None, :]).view(np.uint64)[0]
-        codes = bits.codes if mask is None else bits.codes[rows]
-        distance = np.bitwise_count(codes ^ code).sum(axis=1, dtype=np.int32)
         want = max(RERANK, k * 8 + len(exclude_paths or ()) * 4)
-        pick = np.argpartition(distance, want)[:want] if want < len(rows) else \
-            np.arange(len(rows))
-        ids = [int(i) for i in bits.ids[rows[pick]]]
-        out = []
-        for _id, path, sc, kd, heading, start, end, body, entry, vec in self.vectors.fetch(ids):
-            if exclude_paths and path in exclude_paths:
-                continue
-            score = float(np.frombuffer(vec, dtype=np.float32) @ query)
-            out.append(Passage(path, sc, kd, heading, start, end, body, score, entry))
+        rows = closest(bits.codes, sign_code(query[None, :]).view(np.uint64)[0], mask, want)
+        ids = [int(i) for i in bits.ids[rows]]
+        scored = self.vectors.vectors_of(ids)  # (id, path, vec): the exact ranking
+        if exclude_paths:
+            scored = [r for r in scored if r[1] not in exclude_paths]
+        if not scored:
+            return []
+        matrix = np.frombuffer(b"".join(bytes(r[2]) for r in scored), dtype=np.float32)
+        scores = matrix.reshape(len(scored), DIM) @ query
+        best = np.argsort(-scores, kind="stable")[:k]
+        chosen = {scored[i][0]: float(scores[i]) for i in best}
+        out = [Passage(path, sc, kd, heading, start, end, body, chosen[rid], entry)
+               for rid, path, sc, kd, heading, start, end, body, entry
+               in self.vectors.fetch(list(chosen))]
         out.sort(key=lambda p: (-p.score, p.path, p.start_line))
-        return out[:k]
+        return out

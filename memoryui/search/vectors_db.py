@@ -152,10 +152,15 @@ class VectorStorage:
     def live_ids(self) -> Iterable[int]:
         return (r[0] for r in self._connect().execute(self._sql("SELECT id FROM {t}")))
 
+    def vectors_of(self, ids: Sequence[int]) -> list[tuple]:
+        """(id, path, vec) by id: what ranking by exact cosine reads."""
+        return self._chunked(self._connect(), "SELECT id, path, vec FROM {t} WHERE {in}",
+                             "id", list(ids))
+
     def fetch(self, ids: Sequence[int]) -> list[tuple]:
-        """(id, path, scope, kind, heading, start, end, text, entry_id, vec) by id."""
+        """(id, path, scope, kind, heading, start, end, text, entry_id) by id."""
         return self._chunked(self._connect(), "SELECT id, path, scope, kind, heading, "
-                             "start_line, end_line, text, entry_id, vec FROM {t} WHERE {in}",
+                             "start_line, end_line, text, entry_id FROM {t} WHERE {in}",
                              "id", list(ids))
 
     def passages_of(self, path: str) -> list[tuple]:

@@ -11,9 +11,13 @@ import errno
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from memoryui.caches import TOOLS_BY_LAYOUT
 from memoryui.store import Actor, Store, StoreError
+
+if TYPE_CHECKING:
+    from memoryui.search import IndexBase
 
 
 class ToolError(Exception):
@@ -49,6 +53,8 @@ class ToolContext:
     can_write_global: bool = False
     clock: Callable[[], dt.datetime] = field(default=lambda: dt.datetime.now().astimezone())
     trailers: list[tuple[str, str]] = field(default_factory=list)
+    # the process's search index, opened when a tool first asks (search by meaning)
+    search_index: Callable[[], IndexBase] | None = None
 
     def now(self) -> dt.datetime:
         return self.clock()

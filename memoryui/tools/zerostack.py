@@ -39,6 +39,7 @@ from memoryui.tools.zerostack_files import (
 )
 from memoryui.tools.zerostack_help import (
     EDIT_HELP,
+    MODE_HELP,
     QUERY_HELP,
     READ_HELP,
     SEARCH_HELP,
@@ -46,6 +47,7 @@ from memoryui.tools.zerostack_help import (
     TARGET_HELP,
     WRITE_HELP,
 )
+from memoryui.tools.zerostack_search import MODES as SEARCH_MODES
 from memoryui.tools.zerostack_search import memory_search
 
 LAYOUTS = {"zerostack"}
@@ -236,9 +238,12 @@ def memory_read_tool(ctx: ToolContext, args: dict) -> str:
 @tool("memory_search", dialect="zerostack", layouts=LAYOUTS, read_only=True, idempotent=True,
       title="Search memory",
       description=SEARCH_HELP,
-      schema=object_schema({"query": {"type": "string", "description": QUERY_HELP}}, ["query"]))
+      schema=object_schema({"query": {"type": "string", "description": QUERY_HELP},
+                            "mode": {"type": "string", "enum": list(SEARCH_MODES),
+                                     "description": MODE_HELP}}, ["query"]),
+      enum_errors={"mode": "unknown mode: {value} (use hybrid or keyword)"})
 def memory_search_tool(ctx: ToolContext, args: dict) -> str:
-    return memory_search(ctx, args["query"])
+    return memory_search(ctx, args["query"], args.get("mode") or "hybrid")
 
 
 @tool("memory_edit", dialect="zerostack", layouts=LAYOUTS, destructive=True,

@@ -17,6 +17,8 @@ SOURCE_HELP = (
     "YYYY-MM-DD, default today), note (name=<stem>), or list (every memory file's path).")
 QUERY_HELP = ("Space-separated keywords, searched case-insensitively; a line matches if it "
               "contains any of them.")
+MODE_HELP = ("hybrid (default): also return files that match the query by meaning, "
+             "shown with [matched: \u2014]; keyword: exact keyword matches only.")
 
 # memory_write's description
 WRITE_HELP = (

@@ -1,6 +1,11 @@
 """zerostack's `memory_search`: `Mem::search`'s terms, matching lines with 3 lines of context
 (at most 5 blocks a file), ranking (MEMORY.md first, then matched terms, hits, newer daily
-logs) and the rendered summary under the 32 KiB cap, as zerostack prints them."""
+logs) and the rendered summary under the 32 KiB cap, as zerostack prints them.
+
+With `mode=hybrid` (the default when the caller has a search index), files whose passages
+match the query by meaning join the keyword hits, fused by reciprocal rank
+(`search/hybrid.py`), each shown as its best passage with `[matched: —]`: the same lines
+and summary zerostack prints, with more of the files it would have missed."""
 
 from __future__ import annotations
 
@@ -9,6 +14,8 @@ import posixpath
 import re
 from dataclasses import dataclass
 
+from memoryui.search.hybrid import files_by_meaning, fuse
+from memoryui.store import StoreError
 from memoryui.store.budgets import ZEROSTACK_MARKER, ZEROSTACK_MAX_BYTES, cap_bytes
 from memoryui.tools.registry import ToolContext
 from memoryui.tools.zerostack_files import WS_CHARS, rust_lines, searched_files, split_whitespace
@@ -17,6 +24,8 @@ MAX_INJECT_BYTES = ZEROSTACK_MAX_BYTES
 CONTEXT = 3
 MAX_BLOCKS = 5
 READ_MARKER = ZEROSTACK_MARKER
+MODES = ("hybrid", "keyword")
+MEANING_FILES = 10  # files a search adds by meaning, at most
 truncate_cjk = cap_bytes  # zerostack's name for the store's byte cap
 
 
@@ -47,8 +56,10 @@ def _cmp(a: SearchHit, b: SearchHit) -> int:
             or cmp(a.path.split("/"), b.path.split("/")))
 
 
-def search(ctx: ToolContext, query: str) -> tuple[list[tuple[str, int]], list[SearchHit]]:
-    """zerostack's `Mem::search`: ranked hits plus each term's matching-line count."""
+def search(ctx: ToolContext, query: str, files: list[tuple[str, bool, str]] | None = None
+           ) -> tuple[list[tuple[str, int]], list[SearchHit]]:
+    """zerostack's `Mem::search`: ranked hits plus each term's matching-line count (over
+    `files`, else the files it looks at)."""
     terms: list[str] = []
     for t in split_whitespace(query):
         if not any(_ascii_lower(x) == _ascii_lower(t) for x in terms):
@@ -58,7 +69,7 @@ def search(ctx: ToolContext, query: str) -> tuple[list[tuple[str, int]], list[Se
     matchers = [re.compile(re.escape(t), re.IGNORECASE) for t in terms]
     counts = [0] * len(terms)
     hits: list[SearchHit] = []
-    for path, is_daily, content in searched_files(ctx):
+    for path, is_daily, content in (searched_files(ctx) if files is None else files):
         name = posixpath.basename(path)
         lines = rust_lines(content)
         term_hit = [False] * len(terms)
@@ -124,8 +135,37 @@ def render(terms: list[tuple[str, int]], hits: list[SearchHit],
     return truncate_cjk(out, max_bytes, READ_MARKER)
 
 
-def memory_search(ctx: ToolContext, query: str) -> str:
-    terms, hits = search(ctx, query)
+def by_meaning(ctx: ToolContext, query: str, hits: list[SearchHit],
+               files: list[tuple[str, bool, str]]) -> list[SearchHit]:
+    """The keyword hits with the files near `query` in meaning, fused by reciprocal rank;
+    only files memory_search looks at."""
+    if ctx.search_index is None or not split_whitespace(query):
+        return hits
+    try:
+        near = files_by_meaning(ctx.search_index(), query, MEANING_FILES * 4,
+                                visible_to=ctx.scope)
+    except StoreError:  # no index right now: keywords still answer
+        return hits
+    daily = {path: is_daily for path, is_daily, _ in files}
+    near = [p for p in near if p.path in daily][:MEANING_FILES]
+    if not near:
+        return hits
+    found = {h.path: h for h in hits}
+    for p in near:
+        if p.path not in found:
+            name = posixpath.basename(p.path)
+            body = "".join(f"{ln}\n" for ln in rust_lines(p.text)) + "…\n"
+            found[p.path] = SearchHit(p.path, [], 0, body.rstrip(WS_CHARS), False,
+                                      name[:-3] if daily[p.path] else None,
+                                      name == "MEMORY.md")
+    return [found[path] for path, _ in fuse([[h.path for h in hits], [p.path for p in near]])]
+
+
+def memory_search(ctx: ToolContext, query: str, mode: str = "hybrid") -> str:
+    files = searched_files(ctx)
+    terms, hits = search(ctx, query, files)
+    if mode == "hybrid" and terms:
+        hits = by_meaning(ctx, query, hits, files)
     if not hits:
         return f"No matches for '{query}'."
     return render(terms, hits)

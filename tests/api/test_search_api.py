@@ -88,7 +88,8 @@ def test_results_carry_path_kind_scope_score_and_snippet(client, ws, make_token)
 
 
 def test_limit_caps_the_results(client, ws, make_token):
-    resp = client.get("/api/v1/search?q=failover&limit=2", **auth(make_token(admin=True)))
+    resp = client.get("/api/v1/search?q=failover&limit=2&mode=keyword",
+                      **auth(make_token(admin=True)))
     body = resp.json()
     assert len(body["results"]) == 2 and body["total"] == 6
 
@@ -140,16 +141,17 @@ def test_a_query_error_says_where(client, ws, make_token):
 
 
 def test_not_and_parentheses_work(client, ws, make_token):
-    resp = client.get("/api/v1/search", {"q": "(plan OR policy) AND NOT global", "limit": 50},
-                      **auth(make_token(admin=True)))
+    resp = client.get("/api/v1/search", {"q": "(plan OR policy) AND NOT global", "limit": 50,
+                                         "mode": "keyword"}, **auth(make_token(admin=True)))
     assert paths(resp) == {"agents/ops-bot/memory/notes/failover.md",
                            "agents/billing-agent/memory/notes/failover.md"}
 
 
 def test_the_api_matches_words_as_typed(client, ws, make_token):
     admin = make_token(admin=True)
-    assert paths(client.get("/api/v1/search?q=failov", **auth(admin))) == set()
-    assert len(paths(client.get("/api/v1/search?q=failov*&limit=50", **auth(admin)))) == 6
+    assert paths(client.get("/api/v1/search?q=failov&mode=keyword", **auth(admin))) == set()
+    assert len(paths(client.get("/api/v1/search?q=failov*&limit=50&mode=keyword",
+                                **auth(admin)))) == 6
 
 
 def test_results_say_when_the_file_last_changed(client, workspace, make_token):
@@ -159,3 +161,54 @@ def test_results_say_when_the_file_last_changed(client, workspace, make_token):
     resp = client.get("/api/v1/search?q=tapir", **auth(make_token(admin=True)))
     [hit] = resp.json()["results"]
     assert hit["changed"] == "2025-10-09T08:53:20+00:00"
+
+
+# -- search by meaning ------------------------------------------------------------------
+
+BACKUPS = "# Storage\n\nPostgres dumps happen nightly at 02:00.\n"
+QUESTION = "when do the database backups run?"
+
+
+@pytest.fixture
+def facts(ws):
+    ws.write(ws.path_for("note", "ops-bot", "storage"), BACKUPS, actor=ALICE, tool="t")
+    ws.write(ws.path_for("note", "billing-agent", "storage"), BACKUPS, actor=ALICE, tool="t")
+    return ws
+
+
+def test_hybrid_finds_what_keywords_miss(client, facts, make_token):
+    admin = auth(make_token(admin=True))
+    body = client.get("/api/v1/search", {"q": QUESTION}, **admin).json()
+    assert body["mode"] == "hybrid" and "notice" not in body
+    assert {r["path"] for r in body["results"][:2]} == {
+        "agents/ops-bot/memory/notes/storage.md", "agents/billing-agent/memory/notes/storage.md"}
+    assert "Postgres dumps happen nightly" in body["results"][0]["snippet"]
+    assert body["results"][0]["highlights"] == []
+    keyword = client.get("/api/v1/search", {"q": QUESTION, "mode": "keyword"}, **admin).json()
+    assert keyword == {"query": QUESTION, "total": 0, "mode": "keyword", "results": []}
+
+
+def test_meaning_keeps_to_what_a_token_may_read(client, facts, make_token):
+    body = client.get("/api/v1/search", {"q": QUESTION}, **auth(make_token("ops-bot"))).json()
+    assert "agents/ops-bot/memory/notes/storage.md" in {r["path"] for r in body["results"]}
+    assert not [r for r in body["results"] if r["scope"] == "billing-agent"]
+
+
+def test_an_unknown_mode_is_a_400(client, facts, make_token):
+    resp = client.get("/api/v1/search", {"q": "x", "mode": "vectors"},
+                      **auth(make_token(admin=True)))
+    assert resp.status_code == 400
+    assert resp.json()["error"]["message"] == "unknown mode 'vectors'; use hybrid or keyword"
+
+
+def test_without_the_model_keywords_answer_and_say_why(client, facts, make_token,
+                                                       monkeypatch):
+    monkeypatch.setenv("MEMORYUI_EMBEDDINGS", "off")
+    body = client.get("/api/v1/search", {"q": "postgres"}, **auth(make_token(admin=True))).json()
+    assert body["mode"] == "keyword"
+    assert body["notice"] == ("Search by meaning is unavailable: it is turned off "
+                              "(MEMORYUI_EMBEDDINGS=off); results match keywords only.")
+    assert len(body["results"]) == 2
+    for q in ("x" * 1_000_000, "a\x00b"):
+        resp = client.get("/api/v1/search", {"q": q}, **auth(make_token(admin=True)))
+        assert resp.status_code == 400

@@ -354,3 +354,48 @@ def test_a_call_without_target_is_refused_and_the_schema_says_what_target_takes(
             assert f"{value}: " in target["description"] and meaning in target["description"]
     assert "list" in tools["memory_read"]["properties"]["source"]["description"]
     assert tools["memory_search"]["properties"]["query"]["description"]
+
+
+# -- memory_search by meaning -------------------------------------------------------------
+
+@pytest.fixture
+def ctx_index(ctx, tmp_path):
+    """The zerostack context with a search index, as the API and MCP give it."""
+    from memoryui.search import SearchIndex
+
+    index = SearchIndex(tmp_path / "search.sqlite3", catch_up_interval=0, background=False)
+    index.attach(ctx.store)
+    ctx.search_index = lambda: index
+    yield ctx
+    index.close()
+
+
+def test_search_adds_files_near_in_meaning_in_zerostacks_format(ctx_index):
+    ctx = ctx_index
+    put(ctx, f"{P}/notes/nightly.md", "# Storage\n\nPostgres dumps happen nightly at 02:00.\n")
+    put(ctx, f"{P}/notes/tea.md", "Green is best.\n")
+    put(ctx, "projects/other-00000000/notes/db.md", "Database dumps of the other project.\n")
+    assert run(ctx, "memory_search", query="database backups", mode="keyword") == (
+        "No matches for 'database backups'.")
+    got = run(ctx, "memory_search", query="database backups")
+    assert got == run(ctx, "memory_search", query="database backups", mode="hybrid")
+    assert got.startswith("Searched 2 terms: database(0) backups(0) across 1 file. "
+                          "Showing top 1 by relevance.\n\n")
+    assert got.endswith(f"{P}/notes/nightly.md  [matched: \u2014]\n"
+                        "# Storage\n\nPostgres dumps happen nightly at 02:00.\n\u2026")
+    assert "other-00000000" not in got  # only the files zerostack's search looks at
+
+
+def test_search_ranks_keyword_and_meaning_together(ctx_index):
+    ctx = ctx_index
+    put(ctx, f"{P}/notes/backups.md", "Postgres dumps happen nightly at 02:00.\n")
+    put(ctx, f"{P}/notes/postgres.md", "Postgres upgrade planned for March.\n")
+    got = run(ctx, "memory_search", query="postgres backups")
+    first = got.split("\n\n")[1]
+    assert first.startswith(f"{P}/notes/backups.md  [matched: postgres]")
+    assert f"{P}/notes/postgres.md  [matched: postgres]" in got
+
+
+def test_search_mode_is_checked(ctx_index):
+    assert "unknown mode: vectors" in error(ctx_index, "memory_search", query="x",
+                                            mode="vectors").message

@@ -176,13 +176,14 @@ def test_the_last_word_typed_finds_longer_words(client_as, ws):
         assert "agents/ops-bot/memory/notes/paging.md" in html
         assert "<mark>escalation</mark>" in html
     # Earlier words stay whole words.
-    assert "No matches" in c.get("/search/?q=escal+lead").content.decode()
+    assert "No matches" in c.get("/search/?q=escal+lead&mode=keyword").content.decode()
     assert "paging.md" in c.get("/search/?q=lead+escal").content.decode()
 
 
 def test_not_and_parentheses_work_on_the_page(client_as, ws):
     html = client_as("viewer").get(
-        "/search/", {"q": "(kafka OR invoice) AND NOT broker"}).content.decode()
+        "/search/", {"q": "(kafka OR invoice) AND NOT broker", "mode": "keyword"}
+    ).content.decode()
     links = re.findall(r'class="search-result-path mono" href="([^"]+)"', html)
     assert sorted(links) == ["/f/agents/billing-agent/memory/notes/invoices.md",
                              "/f/agents/ops-bot/memory/notes/kafka-rebalancing.md",
@@ -213,3 +214,36 @@ def test_with_no_index_setting_the_index_lives_in_the_workspace_git_folder(
     assert (ws.root / ".git/memoryui/search.sqlite3").is_file()
     assert not (tmp_path / "None").exists()
     assert ws.pending() == []
+
+
+# -- search by meaning ------------------------------------------------------------------
+
+def test_words_and_meaning_find_a_paraphrase(client_as, ws):
+    ws.write(ws.path_for("note", "ops-bot", "storage"),
+             "# Storage\n\nPostgres dumps happen nightly at 02:00.\n", actor=BOT, tool="t")
+    c = client_as("viewer")
+    html = c.get("/search/", {"q": "when do the database backups run?"}).content.decode()
+    assert "agents/ops-bot/memory/notes/storage.md" in html
+    assert "Postgres dumps happen nightly at 02:00." in html
+    assert ">by meaning</span>" in html
+    assert '<option value="hybrid" selected>Words and meaning</option>' in html
+    exact = c.get("/search/", {"q": "when do the database backups run?", "mode": "keyword"})
+    assert "No matches" in exact.content.decode()
+    assert '<option value="keyword" selected>Exact words only</option>' in exact.content.decode()
+
+
+def test_without_the_model_the_page_says_so(client_as, ws, monkeypatch):
+    monkeypatch.setenv("MEMORYUI_EMBEDDINGS", "off")
+    for hx in ({}, {"HTTP_HX_REQUEST": "true"}):
+        resp = client_as("viewer").get("/search/", {"q": "kafka"}, **hx)
+        html = resp.content.decode()
+        assert resp.status_code == 200
+        assert ("Search by meaning is unavailable: it is turned off (MEMORYUI_EMBEDDINGS=off);"
+                " results match keywords only.") in html
+        assert "kafka-rebalancing.md" in html
+
+
+def test_an_unknown_match_mode_is_a_message(client_as, ws):
+    resp = client_as("viewer").get("/search/", {"q": "kafka", "mode": "vectors"})
+    assert resp.status_code == 400
+    assert "Unknown match vectors: use hybrid or keyword." in resp.content.decode()

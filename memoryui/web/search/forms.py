@@ -33,14 +33,21 @@ class FilterDateField(forms.CharField):
             raise forms.ValidationError(exc.message) from None
 
 
+MODE_CHOICES = [("hybrid", "Words and meaning"), ("keyword", "Exact words only")]
+
+
 class SearchForm(DateRangeForm):
-    """`?q=&scope=&kind=&from=&to=&page=` (`from`/`to` are added in __init__: keywords)."""
+    """`?q=&scope=&kind=&from=&to=&mode=&page=` (`from`/`to` are added in __init__:
+    keywords)."""
 
     q = forms.CharField(required=False, max_length=4000)
     scope = forms.CharField(required=False, max_length=200)
     kind = forms.ChoiceField(required=False, error_messages={
         "invalid_choice": "Unknown kind %(value)s."})
     page = forms.CharField(required=False, max_length=20)
+    mode = forms.ChoiceField(required=False, label="Match", choices=MODE_CHOICES,
+                             error_messages={"invalid_choice": "Unknown match %(value)s: use "
+                                             "hybrid or keyword."})
     range_fields = ("from", "to")
     range_error = ("from", "{first} is after the end date {last}.")
 
@@ -55,6 +62,9 @@ class SearchForm(DateRangeForm):
         if scope and not SCOPE_RE.match(scope):
             raise forms.ValidationError(f"Invalid name {scope!r}.")
         return scope
+
+    def clean_mode(self) -> str:
+        return self.cleaned_data["mode"] or "hybrid"
 
     def clean_page(self) -> int:
         """Lenient on purpose: a hand-edited page number shows page 1 (or the last allowed)."""

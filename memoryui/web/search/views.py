@@ -23,7 +23,7 @@ from memoryui.web.common import fragment_or_page
 from memoryui.web.links import file_url, scope_url
 from memoryui.workspace import get_search_index, get_store
 
-from .forms import MAX_PAGE, SearchForm
+from .forms import MAX_PAGE, MODE_CHOICES, SearchForm
 
 T = "web/search/"
 PAGE_SIZE = 20
@@ -85,12 +85,14 @@ def search(request: HttpRequest) -> HttpResponse:
             results = get_search_index().search(
                 q, scope=form.value("scope") or None, kind=form.value("kind") or None,
                 date_from=form.value("from"), date_to=form.value("to"), limit=PAGE_SIZE,
-                offset=(page - 1) * PAGE_SIZE, prefix_last=True)
+                offset=(page - 1) * PAGE_SIZE, prefix_last=True,
+                mode=form.value("mode") or "hybrid")
         except QueryError as exc:
             errors, error_at, status = [exc.message], _query_error(exc), exc.status
         except StoreError as exc:
             errors, status = [str(exc)], exc.status
-    raw = {name: request.GET.get(name, "").strip() for name in ("scope", "kind", "from", "to")}
+    raw = {name: request.GET.get(name, "").strip()
+           for name in ("scope", "kind", "from", "to", "mode")}
     params = {k: v for k, v in (("q", q), *raw.items()) if v}
     pages = {}
     if results is not None:
@@ -104,6 +106,7 @@ def search(request: HttpRequest) -> HttpResponse:
     ctx = {
         "form": form, "valid": valid, "q": q, "scope": raw["scope"], "kind": raw["kind"],
         "date_from": raw["from"], "date_to": raw["to"], "page": page, "kinds": kinds,
+        "mode": form.value("mode") or "hybrid", "modes": MODE_CHOICES,
         "scope_term": store.layout.scope_term, "results": results,
         "rows": _result_rows(results.hits) if results else [], "errors": errors,
         "error_at": error_at, "pages": pages,

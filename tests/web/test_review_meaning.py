@@ -153,3 +153,21 @@ def test_related_memories_of_an_entry(client_as, seeded, workspace):
     assert page.status_code == 200 and ops in page.content.decode()
     assert "<html" in page.content.decode()
     assert client.get("/review/related/?entry=nope").status_code == 400
+
+
+def test_without_the_model_nothing_is_marked_and_the_panel_says_so(client_as, seeded,
+                                                                  workspace, monkeypatch):
+    monkeypatch.setenv("MEMORYUI_EMBEDDINGS", "off")
+    client = client_as("curator")
+    page = client.get(queue_url())
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert "may contradict" not in body and "duplicate by meaning" not in body
+    assert f'id="{dom_id(seeded["new"])}"' in body  # the queue itself is whole
+    frag = client.get(f"/review/related/?entry={quote(seeded['new'], safe='')}",
+                      HTTP_HX_REQUEST="true")
+    assert frag.status_code == 200
+    assert "Search by meaning is unavailable" in frag.content.decode()
+    file_page = client.get(f"/f/{workspace.path_for(Kind.MEMORY, 'support-bot')}")
+    assert file_page.status_code == 200
+    assert "Search by meaning is unavailable" in file_page.content.decode()

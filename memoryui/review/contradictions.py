@@ -32,7 +32,7 @@ from memoryui.search.embeddings import Embedder, embedder
 from memoryui.store import Actor, Kind, Store
 
 from .actions import promote_entries
-from .entries import Item, items_of
+from .entries import Item, items_of, stamp_of
 from .errors import ReviewError
 from .ledger import Ledger
 from .meaning import Match, Passage, Scored, matches, passages_of, pick, scan
@@ -79,7 +79,11 @@ def pair_of(item: Item, passage: Passage) -> Pair:
 def mark(store: Store, verdicts: Verdicts, items: Sequence[Item]) -> None:
     """Set each item's `paraphrase` (a passage stating its fact in other words) and
     `conflicts` (undecided contradiction candidates); nothing when the model cannot load."""
-    found = matches(store, [(it.scope, it.entry.text) for it in items])
+    model = embedder()
+    if model is None or not items:
+        return
+    found = matches(store, [(it.scope, it.entry.text) for it in items],
+                    _vectors_of(store, model, items))
     if not found:
         return
     pairs = [pair_of(it, m.passage) for it, (_d, ms) in zip(items, found, strict=True)
@@ -100,6 +104,22 @@ def _entry_vectors(store: Store, model: Embedder, path: str, scope: str, date: s
     value = (items, model.embed([it.entry.text for it in items]))
     MEANING_FILES.put(key, (stamp, value))
     return value
+
+
+def _vectors_of(store: Store, model: Embedder, items: Sequence[Item]) -> np.ndarray:
+    """The items' rows, from their logs' vectors (each log embedded once per stamp)."""
+    rows: list[np.ndarray] = []
+    logs: dict[str, dict[str, np.ndarray]] = {}
+    for it in items:
+        if it.path not in logs:
+            stamp = stamp_of(store, it.path)
+            logs[it.path] = {}
+            if stamp is not None:
+                those, vectors = _entry_vectors(store, model, it.path, it.scope, it.date, stamp)
+                logs[it.path] = {x.entry.id: v for x, v in zip(those, vectors, strict=True)}
+        row = logs[it.path].get(it.entry.id)
+        rows.append(row if row is not None else model.embed([it.entry.text])[0])
+    return np.vstack(rows)
 
 
 def in_file(store: Store, ledger: Ledger, verdicts: Verdicts, path: str, today: dt.date

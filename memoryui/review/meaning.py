@@ -174,10 +174,11 @@ def scan(found: list[Passage], matrix: np.ndarray, vectors: np.ndarray, into: li
         into[rows[c] if rows is not None else c].append((float(scores[r, c]), found[r]))
 
 
-def matches(store: Store, texts: Sequence[tuple[str | None, str]]
-            ) -> list[tuple[Match | None, list[Match]]] | None:
+def matches(store: Store, texts: Sequence[tuple[str | None, str]],
+            vectors: np.ndarray | None = None) -> list[tuple[Match | None, list[Match]]] | None:
     """For each (scope, text): the passage stating the same fact in other words (or None)
     and the contradiction candidates, best first; None when the model cannot load.
+    `vectors`: the texts' rows when the caller has them (else they are embedded here).
 
     Each file's passages are scored against every text at once, file by file, so memory
     holds each file's vectors once (`caches.MEANING_FILES`, bounded by size)."""
@@ -186,7 +187,8 @@ def matches(store: Store, texts: Sequence[tuple[str | None, str]]
         return None
     if not texts:
         return []
-    vectors = model.embed([t for _s, t in texts])
+    if vectors is None:
+        vectors = model.embed([t for _s, t in texts])
     found: list[Scored] = [[] for _t in texts]
     for path, stamp in _shared(store):
         scan(*_file(store, model, path, stamp), vectors, found)

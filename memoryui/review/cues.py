@@ -4,8 +4,8 @@
 when both texts carry it and they carry different values ("refunds under 30 days" against
 "under 14 days"), so a paraphrase that leaves a detail out ("support is open on weekdays")
 is not a disagreement; a negation counts when one text negates and the other does not.
-`skeleton(text)` is the text with those details taken out: two texts whose skeletons mean
-the same and whose details differ are contradiction candidates (`review.meaning`).
+Two texts close in meaning whose details differ are contradiction candidates
+(`review.meaning`).
 
 Plain Python: no Django.
 """
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 NUMBER, DATE, NAME, NEGATION = "a number", "a date", "a name", "a negation"
+MAX_CHARS = 2_000
 
 _WORDS = {"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
           "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11",
@@ -49,6 +50,17 @@ def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.replace("’", "'"))
 
 
+def _sentence_starts(text: str) -> list[tuple[str, bool]]:
+    """Each word of `text`, and whether it starts a sentence (the first word, or one after
+    a stop)."""
+    out: list[tuple[str, bool]] = []
+    end = 0
+    for m in _TOKEN.finditer(text.replace("’", "'")):
+        out.append((m.group(), not out or any(c in ".!?:;\n" for c in text[end:m.start()])))
+        end = m.end()
+    return out
+
+
 @dataclass(frozen=True)
 class Details:
     """The details of a text two statements of one fact can disagree on."""
@@ -77,9 +89,9 @@ def details(text: str) -> Details:
     leading: set[str] = set()
     words: list[str] = []
     negations = 0
-    tokens = _tokens(rest)
-    start = True  # the first word of a sentence is capitalised whatever it is
-    for n, w in enumerate(tokens):
+    tokens = _sentence_starts(rest)
+    # the first word of a sentence is capitalised whatever it is: a name, maybe
+    for n, (w, start) in enumerate(tokens):
         low = w.lower()
         if w[0].isdigit():
             found.append((_number(w), n))
@@ -93,19 +105,11 @@ def details(text: str) -> Details:
             (leading if start else names).add(low)
         else:
             words.append(low)
-        # a sentence ends where the text between this word and the next holds a stop
-        start = n + 1 < len(tokens) and _ends_sentence(rest, w, tokens[n + 1])
-    lows = [t.lower() for t in tokens]
+    lows = [t.lower() for t, _s in tokens]
     numbers = {(v, lows[n - 1] if n else "", lows[n + 1] if n + 1 < len(lows) else "")
                for v, n in found}
     return Details(frozenset(numbers), frozenset(dates), frozenset(names),
                    frozenset(leading), negations, frozenset(words))
-
-
-def _ends_sentence(text: str, word: str, nxt: str) -> bool:
-    i = text.find(word)
-    j = text.find(nxt, i + len(word)) if i >= 0 else -1
-    return i >= 0 and j >= 0 and any(c in ".!?:;\n" for c in text[i + len(word):j])
 
 
 def _number(w: str) -> str:
@@ -141,8 +145,10 @@ SWAP_SHARE = 0.7
 
 
 def differences(a: str, b: str) -> list[str]:
-    """The kinds of detail on which `a` and `b` disagree (empty: none)."""
-    da, db = details(a), details(b)
+    """The kinds of detail on which `a` and `b` disagree (empty: none). Only the first
+    MAX_CHARS of each are read: a fact is stated in a sentence or two, and the memo of
+    `details` stays small."""
+    da, db = details(a[:MAX_CHARS]), details(b[:MAX_CHARS])
     out = []
     if da.values and db.values and da.values != db.values and _same_slot(da, db):
         out.append(NUMBER)
@@ -154,13 +160,3 @@ def differences(a: str, b: str) -> list[str]:
     if (da.negations % 2) != (db.negations % 2):
         out.append(NEGATION)
     return out
-
-
-@lru_cache(maxsize=8192)
-def skeleton(text: str) -> str:
-    """The text without its numbers, dates, identifiers and negations: what it is about."""
-    rest = _IDENT.sub(" ", _DATE.sub(" ", text))
-    kept = [w for w in _tokens(rest) if not w[0].isdigit()
-            and w.lower() not in _WORDS and w.lower() not in _NEG
-            and not w.lower().endswith("n't")]
-    return " ".join(kept)

@@ -153,3 +153,16 @@ def test_replace_refuses_a_reworded_line(store, ledger, verdicts, policy):
     (still,) = review.resolve(store, ledger, [key])
     assert still.status == "todo"
     assert store.read(policy) == POLICY.replace("30 days", "31 days")
+
+
+def test_huge_binary_looking_and_foreign_entries_are_judged_without_error(store, ledger,
+                                                                         verdicts, policy):
+    huge = log(store, "support-bot", DAY.isoformat(), "09:00",
+               "Refunds under 30 days." + " x1 y2" * 170_000)  # about 1 MB
+    binary = log(store, "support-bot", DAY.isoformat(), "10:00",
+                 "\ufffd\ufffd 0x7f 0xdeadbeef ÿþ")
+    foreign = log(store, "support-bot", DAY.isoformat(), "11:00", "退款期限为三十天。")
+    items = marked(store, ledger, verdicts, [huge, binary, foreign])
+    assert [it.conflicts for it in items[1:]] == [[], []]
+    assert [it.paraphrase for it in items[1:]] == [None, None]
+    assert cues.differences("a " * 500_000, "b " * 500_000) == []

@@ -101,6 +101,7 @@ class VectorWriter:
         self.clear = clear
         self._docs: list[Doc] = []
         self.changed = clear
+        self.removed = clear  # rows went: readers must look for the ids still there
         self.embedded = 0  # passages embedded by this write (tests and the bench read it)
         if clear:
             storage.clear(conn)
@@ -119,7 +120,7 @@ class VectorWriter:
     def remove(self, paths: Sequence[str]) -> None:
         if paths:
             self.storage.delete_paths(self.conn, list(paths))
-            self.changed = True
+            self.changed = self.removed = True
 
     def flush(self) -> None:
         docs, self._docs = self._docs, []
@@ -127,7 +128,7 @@ class VectorWriter:
             return
         if self.model is None:  # keyword search only: no passage is kept stale
             self.storage.delete_paths(self.conn, [d.path for d in docs])
-            self.changed = True
+            self.changed = self.removed = True
             return
         old: dict[str, dict[str, list[tuple]]] = {}
         if not self.clear:
@@ -151,6 +152,7 @@ class VectorWriter:
         stale = [r[0] for held in old.values() for rows in held.values() for r in rows]
         if stale:
             self.storage.delete_ids(self.conn, stale)
+            self.removed = True
         if keep:
             self.storage.relines(self.conn, keep)
         if new:
@@ -166,14 +168,15 @@ class VectorWriter:
     def finish(self) -> None:
         self.flush()
         if self.changed:
-            self.storage.bump(self.conn, self.model.name if self.model is not None else "")
+            self.storage.bump(self.conn, self.model.name if self.model is not None else "",
+                              self.removed)
 
 
 class _Bits:
     """One process's view of the passages: ids, sign bits, scope and kind numbers."""
 
     def __init__(self) -> None:
-        self.generation: str | None = None  # none read yet
+        self.generation: tuple[str, str] | None = None  # none read yet
         self.ids = np.zeros(0, dtype=np.int64)
         # one row per 64-bit word, one column per passage: each word's XOR and popcount
         # runs over contiguous memory (4x faster than summing across a (n, 4) array)
@@ -245,13 +248,14 @@ class VectorSearch:
             generation = self.vectors.generation()
             if generation == bits.generation:
                 return bits
+            removed = bits.generation is not None and generation[1] != bits.generation[1]
             bits.append(self.vectors.rows_after(bits.max_id))
-            count = self.vectors.count()
-            if count < len(bits.ids):  # rows were removed
-                bits.keep(np.fromiter(self.vectors.live_ids(), dtype=np.int64))
-            if count != len(bits.ids):  # the table was made anew: read it whole
-                bits = self.__dict__["_bits_cache"] = _Bits()
-                bits.append(self.vectors.rows_after(0))
+            if removed:
+                live = np.fromiter(self.vectors.live_ids(), dtype=np.int64)
+                bits.keep(live)
+                if len(live) != len(bits.ids):  # the table was made anew: read it whole
+                    bits = self.__dict__["_bits_cache"] = _Bits()
+                    bits.append(self.vectors.rows_after(0))
             bits.generation = generation
             return bits
 

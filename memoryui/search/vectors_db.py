@@ -6,8 +6,9 @@ database only hands over a few hundred rows by id per query, the same on both ba
 
 Row ids only grow (SQLite's AUTOINCREMENT, a Postgres sequence taken under a transaction
 lock), so a process learns what is new by asking for the ids above the last it read. The
-generation (`vec_gen` in the index's meta table) moves at every change of the rows, and
-`vec_model` names the model that embedded them.
+generation (`vec_gen` in the index's meta table) moves at every change of the rows,
+`vec_removed` names the last generation that removed any (most writes only add: a daily
+log's new entry), and `vec_model` names the model that embedded them.
 """
 
 from __future__ import annotations
@@ -114,15 +115,19 @@ class VectorStorage:
         else:
             conn.executemany(self._sql(sql), rows)
 
-    def bump(self, conn: Any, model: str) -> None:
-        """A new generation: every process reads what changed at its next query."""
+    def bump(self, conn: Any, model: str, removed: bool) -> None:
+        """A new generation: every process reads what changed at its next query (the new
+        rows only, unless rows were `removed`: `vec_removed` is then this generation)."""
         current = conn.execute(self._sql("SELECT value FROM {m} WHERE key = 'vec_gen'")
                                ).fetchone()
         try:
             generation = int(current[0]) + 1 if current else 1
         except ValueError:
             generation = 1
-        for key, value in (("vec_gen", str(generation)), ("vec_model", model)):
+        values = [("vec_gen", str(generation)), ("vec_model", model)]
+        if removed:
+            values.append(("vec_removed", str(generation)))
+        for key, value in values:
             conn.execute(self._sql("INSERT INTO {m}(key, value) VALUES (?, ?) ON CONFLICT "
                                    "(key) DO UPDATE SET value = excluded.value"), (key, value))
 
@@ -132,8 +137,11 @@ class VectorStorage:
                                       (key,)).fetchone()
         return str(row[0]) if row else ""
 
-    def generation(self) -> str:
-        return self._value("vec_gen")
+    def generation(self) -> tuple[str, str]:
+        """(the generation, the last one that removed rows), in one read."""
+        got = dict(self._connect().execute(self._sql(
+            "SELECT key, value FROM {m} WHERE key IN ('vec_gen', 'vec_removed')")).fetchall())
+        return str(got.get("vec_gen", "")), str(got.get("vec_removed", ""))
 
     def model(self) -> str:
         """The model the stored vectors come from ("" before any were written)."""

@@ -29,7 +29,8 @@ import numpy as np
 
 from memoryui.caches import MEANING_FILES
 from memoryui.search.embeddings import Embedder, embedder
-from memoryui.store import Actor, Kind, Store
+from memoryui.store import Actor, InvalidName, Kind, Store
+from memoryui.store.layout import Address
 
 from .actions import promote_entries
 from .entries import Item, items_of, stamp_of
@@ -153,6 +154,17 @@ def in_file(store: Store, ledger: Ledger, verdicts: Verdicts, path: str, today: 
     return found[:MAX_ON_PAGE]
 
 
+def _curated(store: Store, path: str) -> Address:
+    """The address of a file entries are promoted into; ReviewError for any other path."""
+    try:
+        addr = store.address_of(path)
+    except InvalidName as exc:
+        raise ReviewError(str(exc)) from None
+    if addr is None or addr.kind not in TARGET_KINDS:
+        raise ReviewError(f"{path[:200]} is not a file entries are promoted into")
+    return addr
+
+
 def find(store: Store, path: str, digest: str) -> Passage:
     """The passage of `path` whose wording has `digest`; ReviewError when it changed."""
     for p in passages_of(store, path):
@@ -190,9 +202,7 @@ def replace(store: Store, ledger: Ledger, verdicts: Verdicts, *, actor: Actor, k
     if not items:
         raise ReviewError("name the entry whose text replaces the line")
     it = items[0]
-    addr = store.address_of(path)
-    if addr is None or addr.kind not in TARGET_KINDS:
-        raise ReviewError(f"{path} is not a file entries are promoted into")
+    addr = _curated(store, path)
     target = make_target(store, addr.kind.value, addr.scope, addr.name)
     if target.text is None:
         raise ReviewError(f"{path} does not exist any more")
@@ -215,6 +225,7 @@ def decide(store: Store, ledger: Ledger, verdicts: Verdicts, *, user: str, key: 
     items = resolve(store, ledger, [key])
     if not items:
         raise ReviewError("name the entry this choice is about")
+    _curated(store, path)
     old = find(store, path, digest)
     verdicts.record(pair_of(items[0], old), choice, user)
     return items[0]

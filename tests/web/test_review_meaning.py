@@ -133,7 +133,11 @@ def test_bad_choices_are_refused_in_one_sentence(client_as, seeded, workspace):
     assert wrong.status_code == 400 and "choose replace, keep or dismiss" in \
         html_mod.unescape(wrong.content.decode())
     outside = choose(client, seeded["new"], "../etc/passwd", "0" * 16, "replace")
-    assert outside.status_code in (400, 404)
+    assert outside.status_code == 400
+    daily = seeded["new"].split("#")[0]
+    log_path = choose(client, seeded["new"], daily, "0" * 16, "keep")
+    assert log_path.status_code == 400 and "is not a file entries are promoted into" in \
+        log_path.content.decode()
     assert choose(client_as("viewer"), seeded["new"], path, "0" * 16, "keep").status_code \
         == 403
     assert workspace.read(path) == MEMORY and not ContradictionVerdict.objects.exists()

@@ -144,3 +144,17 @@ def _html_of(value: tuple[Any, Any, str]) -> int:
 # and month, the page's URL name) -> (listing, scope node, HTML), 8 M characters. Valid only
 # for the very listing and node it was rendered from, which are kept by generation above.
 SIDEBARS: Shelf[tuple[Any, Any, str]] = Shelf(LRUCache(maxsize=8 << 20, getsizeof=_html_of))
+
+
+def _vectors_size(value: tuple[Any, Any]) -> int:
+    """Bytes a value of MEANING_FILES holds: its vectors, plus its texts roughly."""
+    items, matrix = value[1]
+    return int(matrix.nbytes) + 256 * len(items) + 64
+
+
+# Passages (or a daily log's entries) compared by meaning, and their vectors (review.meaning,
+# review.contradictions; cleared by `meaning.clear_caches`): (root, path[, "entries"]) ->
+# (stamp, (passages, vectors)); a changed stamp makes it stale. 64 MB of vectors and texts,
+# least recently used first out (the huge preset's 2,000 world topics take about 40 MB).
+MEANING_FILES: Shelf[tuple[tuple[float, int], Any]] = Shelf(
+    LRUCache(maxsize=64 << 20, getsizeof=_vectors_size))

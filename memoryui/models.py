@@ -199,3 +199,26 @@ class ProposalDecision(models.Model):
     class Meta:
         ordering = ["created_at", "id"]
         indexes = [models.Index(fields=["status", "scope"], name="proposal_status_scope")]
+
+
+class ContradictionVerdict(models.Model):
+    """What a lead chose about a daily entry that may contradict a curated passage: replace
+    the passage, keep both, or dismiss. The passage is named by its file and a digest of its
+    wording, so a reworded passage is a new pair (memoryui.review.contradictions)."""
+
+    REPLACE, KEEP, DISMISS = "replace", "keep", "dismiss"
+
+    entry_path = models.CharField(max_length=1024)
+    entry_id = models.CharField(max_length=64)
+    target_path = models.CharField(max_length=1024)
+    digest = models.CharField(max_length=16)
+    choice = models.CharField(max_length=16, choices=[(REPLACE, REPLACE), (KEEP, KEEP),
+                                                      (DISMISS, DISMISS)])
+    commit_sha = models.CharField(max_length=40, blank=True)
+    decided_by = models.CharField(max_length=150)
+    decided_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(
+            fields=["entry_path", "entry_id", "target_path", "digest"],
+            name="one_verdict_per_pair")]

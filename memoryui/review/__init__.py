@@ -14,6 +14,10 @@ One job per module; all plain Python except `state`:
 - `drafts`   the editor's starting text and the budget before/after
 - `actions`  promote, dismiss, put back, undo
 - `rebuild`  review state from `Promoted-From` / `Reverts` trailers
+- `similar`  near-duplicate groups and "already known" (by wording)
+- `meaning`  duplicates by meaning, related memories (the embedding model)
+- `cues`     the details two statements of a fact disagree on (number, date, name, negation)
+- `contradictions`  candidates on cards and file pages, and the lead's three choices
 - `ledger`   the `Ledger` protocol: what the domain asks of the review state
 - `state`    `OrmLedger`, the Django implementation (import it from views and commands)
 

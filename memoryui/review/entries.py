@@ -11,7 +11,7 @@ import hashlib
 import os
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from urllib.parse import quote
 
@@ -124,6 +124,8 @@ class Item:
     next_dom: str = ""  # the entry after it on the page ("skip" jumps there)
     group: list[Item] | None = None  # its near-duplicates, newest (this one) first
     known: object = None  # similar.Known: where memory already states this fact
+    paraphrase: object = None  # meaning.Match: a passage stating it in other words
+    conflicts: list = field(default_factory=list)  # meaning.Match: passages it may contradict
 
     @property
     def key(self) -> str:

@@ -224,13 +224,19 @@ _BLOCK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 
 def paragraphs(text: str) -> list[tuple[int, str]]:
     """(first line, text) of each paragraph, list item and table row of a markdown file."""
-    out: list[tuple[int, str]] = []
+    return [(start, joined) for start, _end, joined in paragraph_spans(text)]
+
+
+def paragraph_spans(text: str) -> list[tuple[int, int, str]]:
+    """(first line, last line, text) of each paragraph, list item and table row (1-based;
+    headings, fenced code and blank lines are in none)."""
+    out: list[tuple[int, int, str]] = []
     cur: list[str] = []
     start = 0
 
     def flush() -> None:
         if cur:
-            out.append((start, " ".join(cur)))
+            out.append((start, start + len(cur) - 1, " ".join(cur)))
             cur.clear()
 
     lines = text.splitlines()
@@ -284,7 +290,7 @@ def _stamped(store: Store, path: str) -> list[tuple[str, tuple[float, int]]]:
     return [(path, stamp)] if stamp is not None else []
 
 
-def _own_files(store: Store, scope: str) -> list[tuple[str, tuple[float, int]]]:
+def own_files(store: Store, scope: str) -> list[tuple[str, tuple[float, int]]]:
     """The scope's MEMORY.md, when the layout has one and it exists."""
     if not store.layout.supports(Kind.MEMORY):
         return []
@@ -342,7 +348,7 @@ def already_known(store: Store, texts: Sequence[tuple[str | None, str]],
     out: list[Known | None] = []
     for scope, text in texts:
         if scope not in own:
-            files = _own_files(store, scope) if scope else []
+            files = own_files(store, scope) if scope else []
             own[scope] = _index(store, files) if files else None
         norm = normalise(text)
         best: Known | None = None

@@ -1,8 +1,10 @@
 """The review ledger in the database (Django ORM): the package's only Django module.
 
 `OrmLedger` implements `memoryui.review.ledger.Ledger` over `memoryui.models.ReviewState`
-(one row per decided entry, unique per path and entry id) and `Promotion`. Views and the
-`rebuild_review` command pass `LEDGER` to the plain functions of the package.
+(one row per decided entry, unique per path and entry id) and `Promotion`; `OrmVerdicts`
+implements `memoryui.review.contradictions.Verdicts` over `ContradictionVerdict`. Views and
+the `rebuild_review` command pass `LEDGER` (and `VERDICTS`) to the plain functions of the
+package.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from typing import cast
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from memoryui.models import Promotion, ReviewState
+from memoryui.models import ContradictionVerdict, Promotion, ReviewState
 
 from .actions import describe
+from .contradictions import Pair
 from .entries import Item
 from .errors import AlreadyReviewed
 from .ledger import Decision, FoundPromotion, PromotionRecord, Ref
@@ -150,4 +153,26 @@ class OrmLedger:
             return ReviewState.objects.filter(status=ReviewState.DISMISSED).count()
 
 
+class OrmVerdicts:
+    """The lead's choices about contradiction candidates, one row per pair
+    (`memoryui.review.contradictions.Verdicts`)."""
+
+    def decided(self, pairs: Iterable[Pair]) -> dict[Pair, str]:
+        pairs = set(pairs)
+        if not pairs:
+            return {}
+        rows = ContradictionVerdict.objects.filter(
+            entry_id__in={p[1] for p in pairs}, digest__in={p[3] for p in pairs})
+        found = {(r.entry_path, r.entry_id, r.target_path, r.digest): r.choice for r in rows}
+        return {p: c for p, c in found.items() if p in pairs}
+
+    def record(self, pair: Pair, choice: str, user: str, commit_sha: str = "") -> None:
+        path, entry_id, target, digest = pair
+        ContradictionVerdict.objects.update_or_create(
+            entry_path=path, entry_id=entry_id, target_path=target, digest=digest,
+            defaults={"choice": choice, "decided_by": user, "commit_sha": commit_sha,
+                      "decided_at": timezone.now()})
+
+
 LEDGER = OrmLedger()
+VERDICTS = OrmVerdicts()

@@ -45,7 +45,8 @@ def next_url(request: HttpRequest, value: str | None) -> str:
 def urls() -> dict[str, str]:
     """The area's fixed URLs, reversed once per request (an entry card uses several)."""
     return {name: reverse(f"review_{name}") for name in
-            ("entry", "promote", "dismiss", "dismiss_confirm", "reopen")} | {
+            ("entry", "promote", "dismiss", "dismiss_confirm", "reopen", "related",
+             "contradiction")} | {
         "queue": reverse("review"), "preview": reverse("preview")}
 
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import context, views
+from . import context, meaning, views
 
 urlpatterns = [
     path("", views.queue, name="review"),
@@ -12,5 +12,7 @@ urlpatterns = [
     path("dismiss/confirm/", views.dismiss_confirm, name="review_dismiss_confirm"),
     path("reopen/", views.reopen, name="review_reopen"),
     path("undo/<int:pk>/", views.undo, name="review_undo"),
+    path("related/", meaning.related, name="review_related"),
+    path("contradiction/", meaning.conflict, name="review_contradiction"),
     path("sees/<str:scope>/", context.context_page, name="review_context"),
 ]

@@ -30,6 +30,7 @@ from . import forms
 from .counts import counts_context
 from .editor import editor, open_draft, save
 from .helpers import RECENT, T, base_context, count, finish, next_url, urls, valid
+from .meaning import mark
 
 # -- queue and neighbours ------------------------------------------------------------------------
 
@@ -41,6 +42,8 @@ def queue(request: HttpRequest) -> HttpResponse:
     form = forms.QueueFilters(request.GET)
     filters = form.filters()
     q = review.build_queue(store, LEDGER, filters)
+    if filters.status == "todo":
+        mark(store, q.items)
     page = filters.page
 
     def link(**over: object) -> str:
@@ -65,6 +68,7 @@ def entry(request: HttpRequest) -> HttpResponse:
     if len(data["entry"]) != 1:
         raise BadInput("entry: name exactly one entry")
     before, current, after = review.neighbours(store, LEDGER, data["entry"][0])
+    mark(store, [current])
     ctx = {"before": before, "current": current, "after": after,
            **base_context(request, store, next_url(request, data["next"]))}
     if not is_fragment(request):  # the page lists recent promotions, as the queue does

@@ -1,0 +1,118 @@
+"""Meaning on the review pages: related memories of an entry or a file, and the lead's
+choice about a contradiction candidate (replace the old line, keep both, dismiss).
+
+Thin over `memoryui.review.meaning` and `memoryui.review.contradictions`; the choices are
+remembered by `memoryui.review.state.VERDICTS`. Every form works without JavaScript (a POST
+and a redirect back); with htmx the touched card is swapped out of band, as after any
+review action.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from django import forms
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.utils import timezone
+
+from memoryui import review
+from memoryui.review import contradictions, meaning
+from memoryui.review.similar import own_files
+from memoryui.review.state import LEDGER, VERDICTS
+from memoryui.roles import CURATOR, VIEWER, has_role
+from memoryui.search import SearchUnavailable
+from memoryui.store import Kind, Store
+from memoryui.web.common import BadInput, actor_of, fragment_or_page
+from memoryui.web.guards import role_view
+from memoryui.workspace import get_search_index, get_store
+
+from .forms import EntryKeys
+from .helpers import T, base_context, done, next_url, urls, valid
+
+log = logging.getLogger(__name__)
+
+
+def mark(store: Store, items: Sequence[review.Item]) -> None:
+    """Duplicates by meaning and contradiction candidates on the undecided cards shown."""
+    todo = [it for it in items if it.status == "todo"]
+    if todo:
+        contradictions.mark(store, VERDICTS, todo)
+
+
+def related_to(text: str, exclude: set[str]) -> list | None:
+    """Related memories of `text`, outside the files in `exclude`; None when search by
+    meaning is unavailable (no model, no index)."""
+    try:
+        return meaning.related(get_search_index(), text, exclude)
+    except SearchUnavailable as exc:
+        log.warning("related memories are unavailable: %s", exc)
+        return None
+
+
+class RelatedQuery(forms.Form):
+    entry = EntryKeys(required=False)
+    next = forms.CharField(required=False, max_length=2000)
+
+
+@role_view(VIEWER, "GET", htmx=True)
+def related(request: HttpRequest) -> HttpResponse:
+    """An entry's related memories: the card's lazy fragment, or a page of its own."""
+    store = get_store()
+    data = valid(RelatedQuery(request.GET))
+    if len(data["entry"]) != 1:
+        raise BadInput("entry: name exactly one entry")
+    (it,) = review.resolve(store, LEDGER, data["entry"])
+    own = [p for p, _stamp in own_files(store, it.scope)]  # its card compares with it already
+    ctx = {"it": it, "related": related_to(it.entry.text, {it.path, *own}),
+           **base_context(request, store, next_url(request, data["next"]))}
+    return fragment_or_page(request, T + "related.html", T + "_related.html", ctx)
+
+
+class Choice(forms.Form):
+    entry = EntryKeys()
+    path = forms.CharField(max_length=1024)
+    digest = forms.RegexField(regex=r"^[0-9a-f]{16}$", error_messages={
+        "invalid": "not a line reference; reload the page"})
+    choice = forms.ChoiceField(choices=[(c, c) for c in contradictions.CHOICES], error_messages={
+        "invalid_choice": "choose replace, keep or dismiss"})
+    next = forms.CharField(required=False, max_length=2000)
+
+
+@role_view(CURATOR, "POST", htmx=True)
+def conflict(request: HttpRequest) -> HttpResponse:
+    """Replace the old line with the entry (a commit), keep both, or dismiss (remembered)."""
+    store = get_store()
+    data = valid(Choice(request.POST))
+    if len(data["entry"]) != 1:
+        raise BadInput("entry: name exactly one entry")
+    key, path, digest, choice = data["entry"][0], data["path"], data["digest"], data["choice"]
+    nxt = next_url(request, data["next"])
+    if choice == contradictions.REPLACE:
+        sha = contradictions.replace(store, LEDGER, VERDICTS, actor=actor_of(request),
+                                     key=key, path=path, digest=digest)
+        said = f"Replaced the line of {path} with the entry (commit {sha[:8]})."
+    else:
+        contradictions.decide(store, LEDGER, VERDICTS, user=actor_of(request).name, key=key,
+                              path=path, digest=digest, choice=choice)
+        said = ("Kept both; this pair is not flagged again." if choice == contradictions.KEEP
+                else "Dismissed; this pair is not flagged again.")
+    messages.success(request, said)
+    if request.htmx:
+        items = review.resolve(store, LEDGER, [key], missing_ok=True)
+        mark(store, items)
+        return done(request, items, nxt)
+    return HttpResponseRedirect(nxt)
+
+
+def file_panels(request: HttpRequest, store: Store, path: str, text: str,
+                kind: Kind | None) -> dict:
+    """What a file's page shows of meaning: contradiction candidates among recent entries
+    (a curated file) and related memories elsewhere (any file but a daily log)."""
+    if kind is None or kind == Kind.DAILY:
+        return {}
+    found = contradictions.in_file(store, LEDGER, VERDICTS, path, timezone.localdate())
+    return {"related": related_to(text, {path}), "contradictions": found or [],
+            "meaning_panels": True, "can_act": has_role(request.user, CURATOR),
+            "urls": urls(), "next": request.get_full_path()}

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('memoryui', '0001_initial'),
+        ('memoryui', '0003_host_tokens'),
     ]
 
     operations = [

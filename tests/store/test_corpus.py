@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.corpus import PRESETS, build_corpus, main
+from bench.corpus import PRESETS, build_corpus, main, paraphrase_facts
 
 DAILY_ENTRY = re.compile(r"^## (\d{2}):(\d{2})$", re.M)
 
@@ -44,7 +44,10 @@ def test_file_counts_match_the_preset(small: tuple[Path, dict]) -> None:
         scratch = (mem / "SCRATCHPAD.md").read_text()
         assert "- [ ] " in scratch and "- [x] " in scratch
     world = sorted(f.stem for f in (path / "memory" / "world").glob("*.md"))
-    assert world == sorted(stats["world_topics"]) and len(world) == p.world_topics
+    handbook = sorted(f"handbook-{f['file']}" for f in paraphrase_facts())
+    assert sorted(set(handbook)) == [t for t in world if t.startswith("handbook-")]
+    topics = [t for t in world if not t.startswith("handbook-")]
+    assert topics == sorted(stats["world_topics"]) and len(topics) == p.world_topics
     assert all(re.fullmatch(r"[a-z0-9_-]+", t) for t in world)
     assert (path / "memory" / "world" / "people.md").read_text().startswith("# People\n")
     assert (path / "memory" / "MEMORY.md").is_file()

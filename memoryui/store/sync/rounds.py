@@ -91,9 +91,9 @@ class Rounds:
                                     f"{result.attempts} times in {self.retry_window():g} s; "
                                     "the next round tries again")
                     break
+            self._record(result)  # the workspace's status first: proposals never delay it
             if result.error is None:
                 self._proposals(push)
-            self._record(result)
             return result
         finally:
             self.lock.release()

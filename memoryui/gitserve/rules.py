@@ -20,7 +20,7 @@ from memoryui.store import names
 from memoryui.store.errors import InvalidName
 from memoryui.store.kinds import Kind
 from memoryui.store.layout import Layout
-from memoryui.store.sync.refuse import BLOB, EXEC, GITLINK, LINK, TREE, name_refusal
+from memoryui.store.sync.refuse import BLOB, EXEC, GITLINK, LINK, TREE, child, name_refusal
 
 SHARED_GRANTS = {Kind.WORLD: "world", Kind.GLOBAL: "global", Kind.SKILL: "skills",
                  Kind.DIRECTIVE: "directives"}
@@ -86,15 +86,6 @@ def changed_paths(repo: pygit2.Repository, commit: pygit2.Commit) -> Iterator[Ch
     yield from _walk(repo, commit.tree, parents, "")
 
 
-def _entry(tree: pygit2.Tree | None, name: str) -> pygit2.Object | None:
-    if tree is None:
-        return None
-    try:
-        return tree[name]
-    except KeyError:
-        return None
-
-
 def _names(tree: pygit2.Tree | None) -> list[bytes]:
     return [e.raw_name or b"" for e in tree] if tree is not None else []
 
@@ -124,8 +115,8 @@ def _walk(repo: pygit2.Repository, tree: pygit2.Tree | None,
             yield Changed(prefix + raw.decode("utf-8", "replace"), bad_name="a name that is "
                           "not UTF-8")
             continue
-        new = _entry(tree, name)
-        olds = [_entry(p, name) for p in parents]
+        new = child(tree, name)
+        olds = [child(p, name) for p in parents]
         if any(_same(new, o) for o in olds):
             continue
         path = prefix + name

@@ -131,7 +131,7 @@ def _scrub(repo: pygit2.Repository, tree: pygit2.Tree, known: pygit2.Tree | None
             refused.append(Refusal(prefix + name, why, str(entry.id)))
             changed = True
             continue
-        prior = _child(known, name)
+        prior = child(known, name)
         if mode == TREE:
             inner = prior if isinstance(prior, pygit2.Tree) else None
             sub = _scrub(repo, repo[entry.id].peel(pygit2.Tree), inner, f"{prefix}{name}/",
@@ -153,7 +153,7 @@ def _scrub(repo: pygit2.Repository, tree: pygit2.Tree, known: pygit2.Tree | None
     return builder.write()
 
 
-def _child(tree: pygit2.Tree | None, name: str) -> pygit2.Tree | pygit2.Blob | None:
+def child(tree: pygit2.Tree | None, name: str) -> pygit2.Tree | pygit2.Blob | None:
     if tree is None:
         return None
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Any
 
 from django import forms
 from django.contrib import messages
@@ -51,6 +52,13 @@ def related_to(text: str, exclude: set[str]) -> list | None:
         return None
 
 
+def _one_entry(data: dict) -> Any:
+    """The one entry a form names (a card acts on one entry at a time)."""
+    if len(data["entry"]) != 1:
+        raise BadInput("entry: name exactly one entry")
+    return data["entry"][0]
+
+
 class RelatedQuery(forms.Form):
     entry = EntryKeys(required=False)
     next = forms.CharField(required=False, max_length=2000)
@@ -61,9 +69,7 @@ def related(request: HttpRequest) -> HttpResponse:
     """An entry's related memories: the card's lazy fragment, or a page of its own."""
     store = get_store()
     data = valid(RelatedQuery(request.GET))
-    if len(data["entry"]) != 1:
-        raise BadInput("entry: name exactly one entry")
-    (it,) = review.resolve(store, LEDGER, data["entry"])
+    (it,) = review.resolve(store, LEDGER, [_one_entry(data)])
     own = [p for p, _stamp in own_files(store, it.scope)]  # its card compares with it already
     ctx = {"it": it, "related": related_to(it.entry.text, {it.path, *own}),
            **base_context(request, store, next_url(request, data["next"]))}
@@ -85,9 +91,7 @@ def conflict(request: HttpRequest) -> HttpResponse:
     """Replace the old line with the entry (a commit), keep both, or dismiss (remembered)."""
     store = get_store()
     data = valid(Choice(request.POST))
-    if len(data["entry"]) != 1:
-        raise BadInput("entry: name exactly one entry")
-    key, path, digest, choice = data["entry"][0], data["path"], data["digest"], data["choice"]
+    key, path, digest, choice = _one_entry(data), data["path"], data["digest"], data["choice"]
     nxt = next_url(request, data["next"])
     if choice == contradictions.REPLACE:
         sha = contradictions.replace(store, LEDGER, VERDICTS, actor=actor_of(request),

@@ -85,6 +85,9 @@ REVIEW_COUNTS: Shelf[tuple[str | None, dict[str, int]]] = Shelf(TTLCache(maxsize
 # them. MEMORYUI_TOKEN_CACHE (read per request) is their age limit; a token saved or deleted
 # clears it and bumps the generation file, which other workers compare (api.auth).
 TOKENS: Shelf[tuple[Any, float, int]] = Shelf(LRUCache(maxsize=10_000))
+# whether a policy other than `write` applies to a token's agent (memoryui.policies.limited):
+# token id -> (limited, tokens' generation, monotonic time), kept as the tokens are
+POLICY_LIMITS: Shelf[tuple[bool, int, float]] = Shelf(LRUCache(maxsize=10_000))
 
 # The overview's scope table rows: (node identity, review count, kinds, review URL, age text)
 # -> (node, row HTML), 512 rows. A hierarchy node never changes once built, so a row is

@@ -7,11 +7,17 @@ Which kind a path is comes from the layout (`Layout.address`), the one place tha
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
+from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 
+from memoryui.api.auth import bump_generation, generation
+from memoryui.caches import POLICY_LIMITS
 from memoryui.models import Token, WritePolicy
 from memoryui.store import Kind, names
 from memoryui.store.errors import InvalidName
@@ -23,6 +29,30 @@ KINDS = ("memory", "note", "scratchpad", "global", "world", "skill", "directive"
 POLICIES = ("write", "propose", "read")
 WRITE, PROPOSE, READ = POLICIES
 ALL = WritePolicy.WORKSPACE
+
+
+# A policy changed in this instance takes effect at once in every worker (the tokens'
+# generation file), one changed by another instance sharing the database within
+# MEMORYUI_TOKEN_CACHE seconds, as with tokens.
+post_save.connect(bump_generation, sender=WritePolicy, dispatch_uid="memoryui-policy-gen-save")
+post_delete.connect(bump_generation, sender=WritePolicy,
+                    dispatch_uid="memoryui-policy-gen-delete")
+
+
+def limited(token: Token | None) -> bool:
+    """Whether any policy but `write` can apply to this token's agent: otherwise its tools
+    use the store as it is. Asked at every tool call, so kept per token (one query, not
+    one per call)."""
+    key = token.pk if token is not None else None
+    ttl, gen, now = settings.MEMORYUI_TOKEN_CACHE, generation(), time.monotonic()
+    hit = POLICY_LIMITS.get(key)
+    if hit is not None and hit[1] == gen and now - hit[2] < ttl:
+        return hit[0]
+    found = WritePolicy.objects.exclude(policy=WRITE).filter(
+        Q(token=None) | Q(token=token)).exists()
+    if ttl > 0:
+        POLICY_LIMITS.put(key, (found, gen, now))
+    return found
 
 
 class PolicyError(InvalidName):

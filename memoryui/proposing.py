@@ -17,12 +17,11 @@ from functools import cached_property
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from memoryui.models import ProposalDecision, Token
-from memoryui.policies import policy_for, policy_for_path
+from memoryui.policies import limited, policy_for, policy_for_path
 from memoryui.store import Actor, Store, StoreError, proposals
 from memoryui.store.agentview import AgentStore
 from memoryui.store.approving import FileDeleted, MergeConflict, merge
@@ -276,12 +275,10 @@ def agent_store(store: Store, scope: str, token: Token | None) -> Store | AgentS
     """The store as an agent acting for `scope` ("" for none) with `token` sees it: the
     store itself when no policy of the workspace is `propose` or `read` and the token may
     write, else an `AgentStore` (a read-only token: every path `read`)."""
-    from memoryui.models import WritePolicy
 
     if token is not None and token.read_only:
         return AgentStore(store, scope, lambda _path: "read")
-    if not WritePolicy.objects.exclude(policy="write").filter(
-            Q(token=None) | Q(token=token)).exists():
+    if not limited(token):
         return store
 
     def policy(path: str) -> str:

@@ -58,7 +58,8 @@ def _generation_file() -> str:
     return os.path.join(settings.VAR_DIR, "tokens.generation")  # (a string: read per call)
 
 
-def _generation() -> int:
+def generation() -> int:
+    """The tokens' (and write policies') generation: it moves when one changes here."""
     try:
         return os.stat(_generation_file()).st_mtime_ns
     except OSError:
@@ -86,7 +87,7 @@ def _cached(raw: str) -> Token | None:
     if ttl <= 0:
         return None
     hit = TOKENS.get(hash_token(raw))
-    if hit is not None and hit[2] == _generation() and time.monotonic() - hit[1] < ttl:
+    if hit is not None and hit[2] == generation() and time.monotonic() - hit[1] < ttl:
         return hit[0]
     return None
 
@@ -95,7 +96,7 @@ def _authenticate(raw: str) -> Token | None:
     ttl = settings.MEMORYUI_TOKEN_CACHE
     if ttl <= 0:
         return Token.authenticate(raw)
-    key, now, gen = hash_token(raw), time.monotonic(), _generation()
+    key, now, gen = hash_token(raw), time.monotonic(), generation()
     tok = Token.authenticate(raw)
     if tok is None:
         TOKENS.pop(key)

@@ -26,7 +26,7 @@ from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections
 from starlette.types import Receive, Scope, Send
 
-from memoryui.api.auth import _generation, _generation_file, token_for
+from memoryui.api.auth import _generation_file, generation, token_for
 from memoryui.gitserve.backend import run_cgi
 from memoryui.gitserve.rules import PushRules
 from memoryui.gitserve.served import NAMESPACE, config_env, hooks_dir, refresh_mirror
@@ -118,7 +118,7 @@ def _cgi_env(scope: Scope, root: Path, path: str, tok: Token, result: str) -> di
         "MEMORYUI_PUSH_RULES": _rules(tok).as_env(),
         "MEMORYUI_PUSH_TOKEN_ID": str(tok.pk), "MEMORYUI_PUSH_TOKEN_NAME": tok.name,
         "MEMORYUI_TOKEN_GENERATION_FILE": _generation_file(),
-        "MEMORYUI_TOKEN_GENERATION": str(_generation()), "MEMORYUI_PUSH_RESULT": result,
+        "MEMORYUI_TOKEN_GENERATION": str(generation()), "MEMORYUI_PUSH_RESULT": result,
     })
     if "content-length" in headers:
         env["CONTENT_LENGTH"] = headers["content-length"]

@@ -185,6 +185,15 @@ def test_the_read_policy_refuses_writes_with_403(client, workspace, make_token):
     assert not workspace.exists(WORLD)
 
 
+def test_a_policy_set_between_two_calls_applies_to_the_second(client, workspace, make_token):
+    """A worker keeps whether any policy limits a token; setting one forgets that at once."""
+    ops = make_token("ops-bot", world=True)
+    assert tool(client, ops, "update_world", topic="people", content="first").status_code == 200
+    set_policy("*", "world", "read")
+    assert tool(client, ops, "update_world", topic="people", content="second").status_code == 403
+    assert "first" in workspace.read(WORLD) and "second" not in workspace.read(WORLD)
+
+
 def test_dagu_put_is_proposed_and_read_back(client, workspace, settings, make_token):
     from memoryui.workspace import get_store, reset_store
 

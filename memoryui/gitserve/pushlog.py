@@ -13,6 +13,8 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
+from memoryui.store.journaled import append_line
+
 PUSHED_FILE = "pushed"
 
 
@@ -29,14 +31,8 @@ class PushedLog:
     def add(self, shas: Iterable[str], token_id: int, token_name: str) -> None:
         name = " ".join(token_name.split()) or f"token {token_id}"
         data = "".join(f"{s} {token_id} {name}\n" for s in shas)
-        if not data:
-            return
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        try:
-            os.write(fd, data.encode())
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        if data:
+            append_line(self.path, data.encode(), sync=True)
 
     def pushers(self, shas: Iterable[str]) -> dict[str, str]:
         """The pusher's name for each of these commits that arrived by a push."""

@@ -20,15 +20,17 @@ from .errors import InvalidName
 from .files import atomic_write, temp_name, write_all
 
 
-def append_line(path: Path, line: bytes) -> None:
+def append_line(path: Path, line: bytes, *, sync: bool = False) -> None:
     """Append one record (the caller holds the journal's lock), whole or not at all: a
     write cut short by a full disk is taken off again, so the next record never lands
-    glued to a torn one (the committer would skip both)."""
+    glued to a torn one (the committer would skip both). `sync`: on disk before return."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
         size = os.fstat(fd).st_size
         try:
             write_all(fd, line)
+            if sync:
+                os.fsync(fd)
         except BaseException:
             os.ftruncate(fd, size)
             raise

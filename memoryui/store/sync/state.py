@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..files import atomic_write
+from ..journaled import append_line
 from ..locks import ProcessLock
 
 STATE_FILE = "sync.json"
@@ -125,13 +126,8 @@ class ArrivedLog:
 
     def add(self, shas: Iterable[str]) -> None:
         data = "".join(f"{s}\n" for s in shas)
-        if not data:
-            return
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        try:
-            os.write(fd, data.encode())
-        finally:
-            os.close(fd)
+        if data:
+            append_line(self.path, data.encode())
 
     def all(self) -> set[str]:
         with self._lock:

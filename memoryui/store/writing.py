@@ -101,19 +101,15 @@ def _pairs(trailers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     return [(str(k), str(v)) for k, v in trailers]
 
 
-class Writing:
-    """The write half of `Store` (a mixin: `Store` gives it the workspace's parts)."""
-
-    root: Path
-    git: GitRepo
-    secrets: Guard
-    committer: Committer
-    host_indexes: set[str]
+class Shorthands:
+    """`write` and `append` as updates: one definition for the store and for an agent's view
+    of it (store/agentview.py), each with its own `update`."""
 
     if TYPE_CHECKING:
-        def abspath(self, path: str) -> Path: ...
-        def exists(self, path: str) -> bool: ...
-        def notify(self, paths: list[str], when: float | None = None) -> None: ...
+        def update(self, path: str, fn: Callable[[str | None], object], *, actor: Actor,
+                   tool: str, message: str | None = None, expect: str | None = None,
+                   trailers: Iterable[tuple[str, str]] = (), when: float | None = None,
+                   entry: str | None = None) -> WriteResult: ...
 
     def write(self, path: str, text: str, *, actor: Actor, tool: str,
               message: str | None = None, expect: str | None = None,
@@ -132,6 +128,22 @@ class Writing:
             return (header or "") + text if not old else old + text
         return self.update(path, add, actor=actor, tool=tool, message=message,
                            trailers=trailers, when=when, entry=text)
+
+
+class Writing(Shorthands):
+    """The write half of `Store` (a mixin: `Store` gives it the workspace's parts)."""
+
+    root: Path
+    git: GitRepo
+    secrets: Guard
+    committer: Committer
+    host_indexes: set[str]
+
+    if TYPE_CHECKING:
+        def abspath(self, path: str) -> Path: ...
+        def exists(self, path: str) -> bool: ...
+        def notify(self, paths: list[str], when: float | None = None) -> None: ...
+
 
     def delete(self, path: str, *, actor: Actor, tool: str, message: str | None = None,
                expect: str | None = None, missing_ok: bool = False,

@@ -18,7 +18,7 @@ from typing import Any
 
 from . import proposals
 from .actors import Actor
-from .errors import NotFound, StoreError
+from .errors import StoreError
 from .proposals import Proposal
 from .workspace import DELETE, Store, WriteResult, version_of
 from .writing import Shorthands
@@ -160,12 +160,8 @@ class AgentStore(Shorthands):
         if self.policy_of(path) != PROPOSE:
             return self.store.delete(path, actor=actor, tool=tool, message=message,
                                      expect=expect, missing_ok=missing_ok, trailers=trailers)
-        if not self.exists(path):
-            if missing_ok:
-                return WriteResult(path, None, False)
-            raise NotFound(f"{path} does not exist")
-        return self.update(path, lambda _old: DELETE, actor=actor, tool=tool, message=message,
-                           expect=expect, trailers=trailers)
+        return super().delete(path, actor=actor, tool=tool, message=message, expect=expect,
+                              missing_ok=missing_ok, trailers=trailers)
 
     def _whole(self, paths: Iterable[str]) -> None:
         """Renames and folder moves are never proposals: refused unless every path is

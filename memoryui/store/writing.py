@@ -102,14 +102,25 @@ def _pairs(trailers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
 
 
 class Shorthands:
-    """`write` and `append` as updates: one definition for the store and for an agent's view
-    of it (store/agentview.py), each with its own `update`."""
+    """`write`, `append` and `delete` as updates: one definition for the store and for an
+    agent's view of it (store/agentview.py), each with its own `update` and `exists`."""
 
     if TYPE_CHECKING:
         def update(self, path: str, fn: Callable[[str | None], object], *, actor: Actor,
                    tool: str, message: str | None = None, expect: str | None = None,
                    trailers: Iterable[tuple[str, str]] = (), when: float | None = None,
                    entry: str | None = None) -> WriteResult: ...
+        def exists(self, path: str) -> bool: ...
+
+    def delete(self, path: str, *, actor: Actor, tool: str, message: str | None = None,
+               expect: str | None = None, missing_ok: bool = False,
+               trailers: Iterable[tuple[str, str]] = ()) -> WriteResult:
+        if not self.exists(path):
+            if missing_ok:
+                return WriteResult(path, None, False)
+            raise NotFound(f"{path} does not exist")
+        return self.update(path, lambda _old: DELETE, actor=actor, tool=tool, message=message,
+                           expect=expect, trailers=trailers)
 
     def write(self, path: str, text: str, *, actor: Actor, tool: str,
               message: str | None = None, expect: str | None = None,
@@ -143,17 +154,6 @@ class Writing(Shorthands):
         def abspath(self, path: str) -> Path: ...
         def exists(self, path: str) -> bool: ...
         def notify(self, paths: list[str], when: float | None = None) -> None: ...
-
-
-    def delete(self, path: str, *, actor: Actor, tool: str, message: str | None = None,
-               expect: str | None = None, missing_ok: bool = False,
-               trailers: Iterable[tuple[str, str]] = ()) -> WriteResult:
-        if not self.exists(path):
-            if missing_ok:
-                return WriteResult(path, None, False)
-            raise NotFound(f"{path} does not exist")
-        return self.update(path, lambda _old: DELETE, actor=actor, tool=tool, message=message,
-                           expect=expect, trailers=trailers)
 
     def update(self, path: str, fn: Callable[[str | None], object], *, actor: Actor,
                tool: str, message: str | None = None, expect: str | None = None,

@@ -22,14 +22,20 @@ MEMORY = ("# support-bot memory\n\n- Refunds are allowed for purchases under 30 
           "- Backups run nightly.\n- The API rate limit is 100 requests per minute.\n")
 
 
-def test_replace_keep_and_dismiss_on_cards(live_workspace, page_for):
-    base, store = live_workspace
+def _memories(store) -> str:
+    """support-bot's MEMORY.md (its path) and ops-bot's, which relates to a backup entry."""
     meaning.clear_caches()
     path = store.path_for(Kind.MEMORY, "support-bot")
     store.write(path, MEMORY, actor=Actor.agent("support-bot"), tool="reflect")
     store.write(store.path_for(Kind.MEMORY, "ops-bot"),
                 "# ops-bot memory\n\n- Backups are encrypted with the ops team's key.\n",
                 actor=Actor.agent("ops-bot"), tool="reflect")
+    return path
+
+
+def test_replace_keep_and_dismiss_on_cards(live_workspace, page_for):
+    base, store = live_workspace
+    path = _memories(store)
     refunds = _log(store, "support-bot", D2, "09:00",
                    "Refunds only under 14 days since the policy change.")
     backups = _log(store, "support-bot", D2, "10:00", "Backups do not run nightly.")
@@ -77,12 +83,7 @@ def test_replace_keep_and_dismiss_on_cards(live_workspace, page_for):
 
 def test_the_file_page_loads_its_meaning_panel(live_workspace, page_for):
     base, store = live_workspace
-    meaning.clear_caches()
-    path = store.path_for(Kind.MEMORY, "support-bot")
-    store.write(path, MEMORY, actor=Actor.agent("support-bot"), tool="reflect")
-    store.write(store.path_for(Kind.MEMORY, "ops-bot"),
-                "# ops-bot memory\n\n- Backups are encrypted with the ops team's key.\n",
-                actor=Actor.agent("ops-bot"), tool="reflect")
+    path = _memories(store)
     _log(store, "support-bot", timezone.localdate().isoformat(), "09:00",
          "Backups do not run nightly.")
 

@@ -31,6 +31,7 @@ from memoryui.api.common import (
 )
 from memoryui.middleware import log_unexpected, unexpected
 from memoryui.store import DELETE, Actor, Kind, Store, StoreError
+from memoryui.store.agentview import AgentStore
 from memoryui.throttle import Throttled
 from memoryui.workspace import get_store
 
@@ -133,13 +134,7 @@ def global_memory(request: HttpRequest) -> HttpResponse:
     tok = request.token  # type: ignore[attr-defined]
     store = agent_store(tok, get_store())  # its own proposals read back, writes proposed
     path = _path(store, Kind.GLOBAL)
-    if request.method in ("PUT", "DELETE"):
-        check_writable(tok)
-    if request.method == "PUT":
-        content = _content(request)
-        actor, trailers = actor_for(tok)
-        store.write(path, content, actor=actor, tool="agent_memory_update",
-                    message="dagu: update global memory", trailers=trailers)
+    if _put(request, store, path, "dagu: update global memory"):
         return HttpResponse(status=200)
     if request.method == "DELETE":
         actor, trailers = actor_for(tok)
@@ -158,13 +153,7 @@ def dag_memory(request: HttpRequest, dag: str) -> HttpResponse:
     _check_name(dag)
     store = agent_store(tok, get_store(), dag)  # Dagu's writer acts for the DAG
     path = _path(store, Kind.MEMORY, dag)
-    if request.method in ("PUT", "DELETE"):
-        check_writable(tok)
-    if request.method == "PUT":
-        content = _content(request)
-        actor, trailers = actor_for(tok)
-        store.write(path, content, actor=actor, tool="agent_memory_update",
-                    message=f"dagu: update memory of DAG {dag}", trailers=trailers)
+    if _put(request, store, path, f"dagu: update memory of DAG {dag}"):
         return HttpResponse(status=200)
     if request.method == "DELETE":
         actor, trailers = actor_for(tok)
@@ -179,6 +168,21 @@ def dag_memory(request: HttpRequest, dag: str) -> HttpResponse:
                          message=message, trailers=trailers)
         return HttpResponse(status=200)
     return json_response({"dagName": dag, "content": store.read(path) or ""})
+
+
+def _put(request: HttpRequest, store: Store | AgentStore, path: str, message: str) -> bool:
+    """A PUT's whole-file write (True when the request was one); any write needs a token
+    that may write."""
+    tok = request.token  # type: ignore[attr-defined]
+    if request.method in ("PUT", "DELETE"):
+        check_writable(tok)
+    if request.method != "PUT":
+        return False
+    content = _content(request)
+    actor, trailers = actor_for(tok)
+    store.write(path, content, actor=actor, tool="agent_memory_update", message=message,
+                trailers=trailers)
+    return True
 
 
 def _remove(_old: str | None) -> object:

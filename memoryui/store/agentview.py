@@ -18,9 +18,10 @@ from typing import Any
 
 from . import proposals
 from .actors import Actor
-from .errors import NotFound, StoreError
+from .errors import StoreError
 from .proposals import Proposal
 from .workspace import DELETE, Store, WriteResult, version_of
+from .writing import Shorthands
 
 WRITE, PROPOSE, READ = "write", "propose", "read"
 
@@ -32,7 +33,7 @@ class WriteRefused(StoreError):
     status = 403
 
 
-class AgentStore:
+class AgentStore(Shorthands):
     """A `Store` seen by agent `scope`: its proposals read back, its writes proposed.
 
     `scope` "" (an admin token acting for no scope): its write of a scope's file extends
@@ -152,26 +153,6 @@ class AgentStore:
         data = None if text is None else text.encode()
         return WriteResult(path, data, True, created=old is None, deleted=text is None)
 
-    def write(self, path: str, text: str, *, actor: Actor, tool: str,
-              message: str | None = None, expect: str | None = None,
-              trailers: Iterable[tuple[str, str]] = (), when: float | None = None
-              ) -> WriteResult:
-        return self.update(path, lambda _old: text, actor=actor, tool=tool, message=message,
-                           expect=expect, trailers=trailers, when=when)
-
-    def append(self, path: str, text: str, *, actor: Actor, tool: str,
-               header: str | None = None, message: str | None = None,
-               trailers: Iterable[tuple[str, str]] = (), when: float | None = None
-               ) -> WriteResult:
-        if self.policy_of(path) == WRITE:
-            return self.store.append(path, text, actor=actor, tool=tool, header=header,
-                                     message=message, trailers=trailers, when=when)
-
-        def add(old: str | None) -> str:
-            return (header or "") + text if not old else old + text
-        return self.update(path, add, actor=actor, tool=tool, message=message,
-                           trailers=trailers, when=when)
-
     def delete(self, path: str, *, actor: Actor, tool: str, message: str | None = None,
                expect: str | None = None, missing_ok: bool = False,
                trailers: Iterable[tuple[str, str]] = ()) -> WriteResult:
@@ -179,12 +160,8 @@ class AgentStore:
         if self.policy_of(path) != PROPOSE:
             return self.store.delete(path, actor=actor, tool=tool, message=message,
                                      expect=expect, missing_ok=missing_ok, trailers=trailers)
-        if not self.exists(path):
-            if missing_ok:
-                return WriteResult(path, None, False)
-            raise NotFound(f"{path} does not exist")
-        return self.update(path, lambda _old: DELETE, actor=actor, tool=tool, message=message,
-                           expect=expect, trailers=trailers)
+        return super().delete(path, actor=actor, tool=tool, message=message, expect=expect,
+                              missing_ok=missing_ok, trailers=trailers)
 
     def _whole(self, paths: Iterable[str]) -> None:
         """Renames and folder moves are never proposals: refused unless every path is

@@ -101,19 +101,26 @@ def _pairs(trailers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     return [(str(k), str(v)) for k, v in trailers]
 
 
-class Writing:
-    """The write half of `Store` (a mixin: `Store` gives it the workspace's parts)."""
-
-    root: Path
-    git: GitRepo
-    secrets: Guard
-    committer: Committer
-    host_indexes: set[str]
+class Shorthands:
+    """`write`, `append` and `delete` as updates: one definition for the store and for an
+    agent's view of it (store/agentview.py), each with its own `update` and `exists`."""
 
     if TYPE_CHECKING:
-        def abspath(self, path: str) -> Path: ...
+        def update(self, path: str, fn: Callable[[str | None], object], *, actor: Actor,
+                   tool: str, message: str | None = None, expect: str | None = None,
+                   trailers: Iterable[tuple[str, str]] = (), when: float | None = None,
+                   entry: str | None = None) -> WriteResult: ...
         def exists(self, path: str) -> bool: ...
-        def notify(self, paths: list[str], when: float | None = None) -> None: ...
+
+    def delete(self, path: str, *, actor: Actor, tool: str, message: str | None = None,
+               expect: str | None = None, missing_ok: bool = False,
+               trailers: Iterable[tuple[str, str]] = ()) -> WriteResult:
+        if not self.exists(path):
+            if missing_ok:
+                return WriteResult(path, None, False)
+            raise NotFound(f"{path} does not exist")
+        return self.update(path, lambda _old: DELETE, actor=actor, tool=tool, message=message,
+                           expect=expect, trailers=trailers)
 
     def write(self, path: str, text: str, *, actor: Actor, tool: str,
               message: str | None = None, expect: str | None = None,
@@ -133,15 +140,20 @@ class Writing:
         return self.update(path, add, actor=actor, tool=tool, message=message,
                            trailers=trailers, when=when, entry=text)
 
-    def delete(self, path: str, *, actor: Actor, tool: str, message: str | None = None,
-               expect: str | None = None, missing_ok: bool = False,
-               trailers: Iterable[tuple[str, str]] = ()) -> WriteResult:
-        if not self.exists(path):
-            if missing_ok:
-                return WriteResult(path, None, False)
-            raise NotFound(f"{path} does not exist")
-        return self.update(path, lambda _old: DELETE, actor=actor, tool=tool, message=message,
-                           expect=expect, trailers=trailers)
+
+class Writing(Shorthands):
+    """The write half of `Store` (a mixin: `Store` gives it the workspace's parts)."""
+
+    root: Path
+    git: GitRepo
+    secrets: Guard
+    committer: Committer
+    host_indexes: set[str]
+
+    if TYPE_CHECKING:
+        def abspath(self, path: str) -> Path: ...
+        def exists(self, path: str) -> bool: ...
+        def notify(self, paths: list[str], when: float | None = None) -> None: ...
 
     def update(self, path: str, fn: Callable[[str | None], object], *, actor: Actor,
                tool: str, message: str | None = None, expect: str | None = None,

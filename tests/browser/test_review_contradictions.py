@@ -1,10 +1,11 @@
 """In real Chromium: contradiction candidates on review cards, resolved by "replace the old
-line", "keep both" and "dismiss" without a reload; related memories load into the card; no
-console error or CSP violation."""
+line", "keep both" and "dismiss" without a reload; related memories load into the card; a
+curated file's page loads its meaning panel by itself; no console error or CSP violation."""
 
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from memoryui.models import ContradictionVerdict, ReviewState
@@ -21,14 +22,20 @@ MEMORY = ("# support-bot memory\n\n- Refunds are allowed for purchases under 30 
           "- Backups run nightly.\n- The API rate limit is 100 requests per minute.\n")
 
 
-def test_replace_keep_and_dismiss_on_cards(live_workspace, page_for):
-    base, store = live_workspace
+def _memories(store) -> str:
+    """support-bot's MEMORY.md (its path) and ops-bot's, which relates to a backup entry."""
     meaning.clear_caches()
     path = store.path_for(Kind.MEMORY, "support-bot")
     store.write(path, MEMORY, actor=Actor.agent("support-bot"), tool="reflect")
     store.write(store.path_for(Kind.MEMORY, "ops-bot"),
                 "# ops-bot memory\n\n- Backups are encrypted with the ops team's key.\n",
                 actor=Actor.agent("ops-bot"), tool="reflect")
+    return path
+
+
+def test_replace_keep_and_dismiss_on_cards(live_workspace, page_for):
+    base, store = live_workspace
+    path = _memories(store)
     refunds = _log(store, "support-bot", D2, "09:00",
                    "Refunds only under 14 days since the policy change.")
     backups = _log(store, "support-bot", D2, "10:00", "Backups do not run nightly.")
@@ -71,4 +78,25 @@ def test_replace_keep_and_dismiss_on_cards(live_workspace, page_for):
     for key in (backups, limit):
         expect(page.locator(f"#{dom_id(key)}")).to_be_visible()
         expect(page.locator(f"#{dom_id(key)} .contradiction")).to_have_count(0)
+    assert errors == []
+
+
+def test_the_file_page_loads_its_meaning_panel(live_workspace, page_for):
+    base, store = live_workspace
+    path = _memories(store)
+    _log(store, "support-bot", timezone.localdate().isoformat(), "09:00",
+         "Backups do not run nightly.")
+
+    page = page_for("curator", "lead")
+    errors = watch_console(page)
+    page.goto(f"{base}/f/{path}")
+    panel = page.locator(".file-meaning")
+    expect(panel.locator(".related")).to_contain_text("known by ops-bot")
+    expect(panel.locator(".contradiction .is-old")).to_contain_text("Backups run nightly.")
+    panel.locator(".js-not-contradiction").click()  # a plain form: the file's page comes back
+    expect(page.locator(".flash")).to_contain_text("Dismissed")
+    expect(page.locator(".file-meaning .related")).to_contain_text("known by ops-bot")
+    expect(page.locator(".file-meaning .contradiction")).to_have_count(0)
+    assert ContradictionVerdict.objects.get().choice == "dismiss"
+    assert store.read(path) == MEMORY
     assert errors == []

@@ -23,7 +23,7 @@ from memoryui.store import names as store_names
 from memoryui.store.layout import KIND_LABELS
 from memoryui.web import hierarchy
 from memoryui.web.common import error_page, is_fragment, vary, web_errors
-from memoryui.web.review.meaning import file_panels
+from memoryui.web.review.meaning import has_meaning_panels
 from memoryui.workspace import get_store
 
 from .forms import FileQuery, OverviewQuery, ScopeQuery
@@ -166,7 +166,7 @@ def file_page(request: HttpRequest, store: Store, path: str, text: str,
         ctx["entries"] = [{"e": e, "html": render_markdown(e.text)} for e in parse_daily(text)]
     else:
         ctx["html"] = render_markdown(text)
-    ctx.update(file_panels(request, store, path, text, item.kind))
+    ctx["meaning_panels"] = has_meaning_panels(item.kind)
     return render(request, T + "file.html", ctx)
 
 

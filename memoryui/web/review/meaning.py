@@ -15,7 +15,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils import timezone
 
 from memoryui import review
@@ -27,6 +27,7 @@ from memoryui.search import SearchUnavailable
 from memoryui.store import Kind, Store
 from memoryui.web.common import BadInput, actor_of, fragment_or_page
 from memoryui.web.guards import role_view
+from memoryui.web.links import file_url
 from memoryui.workspace import get_search_index, get_store
 
 from .forms import EntryKeys
@@ -110,13 +111,29 @@ def conflict(request: HttpRequest) -> HttpResponse:
     return HttpResponseRedirect(nxt)
 
 
-def file_panels(request: HttpRequest, store: Store, path: str, text: str,
-                kind: Kind | None) -> dict:
-    """What a file's page shows of meaning: contradiction candidates among recent entries
-    (a curated file) and related memories elsewhere (any file but a daily log)."""
-    if kind is None or kind == Kind.DAILY:
-        return {}
+class FileMeaningQuery(forms.Form):
+    path = forms.CharField(max_length=1024)
+
+
+@role_view(VIEWER, "GET", htmx=True)
+def file_meaning(request: HttpRequest) -> HttpResponse:
+    """What meaning says about a curated file: contradiction candidates among recent entries
+    and related memories elsewhere. The file's page loads it as a lazy fragment (embedding
+    the file takes longer than the page itself); without JavaScript it is a page of its own."""
+    store = get_store()
+    path = valid(FileMeaningQuery(request.GET))["path"]
+    text = store.read(path)
+    addr = store.address_of(path)
+    if text is None or not has_meaning_panels(addr.kind if addr else None):
+        raise Http404(f"{path[:200]} is not a curated file")
     found = contradictions.in_file(store, LEDGER, VERDICTS, path, timezone.localdate())
-    return {"related": related_to(text, {path}), "contradictions": found or [],
-            "meaning_panels": True, "can_act": has_role(request.user, CURATOR),
-            "urls": urls(), "next": request.get_full_path()}
+    ctx = {"path": path, "related": related_to(text, {path}), "contradictions": found or [],
+           "can_act": has_role(request.user, CURATOR), "urls": urls(),
+           "next": file_url(path)}
+    return fragment_or_page(request, T + "file_meaning.html", T + "_file_meaning.html", ctx)
+
+
+def has_meaning_panels(kind: Kind | None) -> bool:
+    """Whether a file's page offers related memories and contradictions (not a daily log:
+    its entries have their own on the review cards)."""
+    return kind is not None and kind != Kind.DAILY

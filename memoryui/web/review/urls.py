@@ -14,5 +14,6 @@ urlpatterns = [
     path("undo/<int:pk>/", views.undo, name="review_undo"),
     path("related/", meaning.related, name="review_related"),
     path("contradiction/", meaning.conflict, name="review_contradiction"),
+    path("file-meaning/", meaning.file_meaning, name="review_file_meaning"),
     path("sees/<str:scope>/", context.context_page, name="review_context"),
 ]

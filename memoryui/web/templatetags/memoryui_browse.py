@@ -8,7 +8,8 @@ for lists of thousands of rows (one cached reverse per URL name, not one per row
 `{% file_crumbs path "History" %}` and `{% file_tabs path "history" %}` are the one
 breadcrumb trail and the one set of tabs of every page about a file.
 `{% scope_options selected %}` writes a scope menu's options (kept with the sidebar's
-listing: 500 scopes on a large team).
+listing: 500 scopes on a large team). `{{ f.rows|unified_rows }}` and
+`{{ f.split|split_rows }}` write a diff's rows (web/history/diffhtml.py).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from memoryui.store import Store
 from memoryui.store.layout import KIND_LABELS, Address, Kind, Layout
 from memoryui.web import hierarchy
 from memoryui.web.common import timefmt
+from memoryui.web.history import diffhtml
 from memoryui.web.links import area_root, commit_url, file_url, link, scope_url
 from memoryui.workspace import get_store
 
@@ -63,6 +65,8 @@ register.filter("fulltime", timefmt.fulltime)
 register.filter("file_url", file_url)
 register.filter("scope_url", scope_url)
 register.filter("commit_url", commit_url)
+register.filter("unified_rows", diffhtml.unified_rows)
+register.filter("split_rows", diffhtml.split_rows)
 
 
 @register.filter

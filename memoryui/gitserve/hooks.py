@@ -29,6 +29,16 @@ from typing import TYPE_CHECKING
 import pygit2
 
 from memoryui.gitserve.pushlog import PushedLog
+from memoryui.gitserve.pushpolicy import (
+    branch_refusal,
+    for_ref,
+    host_policies,
+    is_review,
+    new_commits,
+    review,
+    review_refusal,
+    touched,
+)
 from memoryui.gitserve.rules import PushRules, first_refusal
 from memoryui.gitserve.served import mirror_ref
 from memoryui.store.errors import InvalidName
@@ -105,32 +115,43 @@ def pre_receive(stdin: str) -> None:
         repo.odb.add_disk_alternate(quarantine)
     branch = _branch_ref(repo)
     updates = _updates(stdin)
+    reviews = [u for u in updates if is_review(u[2], branch)]
     for _old, new, ref in updates:
-        if ref != branch:
-            raise Refusal(f"memoryui takes pushes to {branch} only, not {ref}")
+        if ref != branch and not is_review(ref, branch):
+            raise Refusal(f"memoryui takes pushes to {branch} (or to {for_ref(branch)} to "
+                          f"propose changes) only, not {ref}")
         if new == ZERO:
-            raise Refusal(f"deleting {branch} is never allowed")
+            raise Refusal(f"deleting {ref} is never allowed")
+    if reviews and len(reviews) != len(updates):
+        raise Refusal(f"push to {branch} or to {for_ref(branch)}, not to both at once")
     if not _token_still_active():
         raise Refusal("the token was revoked during the push; nothing was applied")
-    for old, new, _ref in updates:
-        if old != ZERO and not repo.descendant_of(new, old) and new != old:
+    layout = get_layout(os.environ.get("MEMORYUI_LAYOUT", "duragent"))
+    rules = PushRules.from_env(os.environ.get("MEMORYUI_PUSH_RULES", ""))
+    limited = bool(reviews) or os.environ.get("MEMORYUI_PUSH_POLICIES") == "1"
+    policies = host_policies(layout) if limited else None
+    for old, new, ref in updates:
+        if ref == branch and old != ZERO and not repo.descendant_of(new, old) and new != old:
             raise Refusal("non-fast-forward: fetch first, merge, and push again "
                           "(memoryui never takes a forced push)")
-        walker = repo.walk(new, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
-        for name in repo.references:
-            ref_obj = repo.references.get(name)
-            try:
-                target = ref_obj.resolve().target if ref_obj is not None else None
-                if isinstance(target, pygit2.Oid) and repo.get(target) is not None:
-                    walker.hide(target)
-            except (KeyError, pygit2.GitError, ValueError):
-                continue
-        commits = [str(c.id) for c in walker]
-        rules = PushRules.from_env(os.environ.get("MEMORYUI_PUSH_RULES", ""))
-        refused = first_refusal(repo, get_layout(os.environ.get("MEMORYUI_LAYOUT", "duragent")),
-                                rules, commits)
+        commits = new_commits(repo, new)
+        refused = first_refusal(repo, layout, rules, commits)
         if refused is not None:
             raise Refusal(refused.line())
+        if policies is None:
+            continue
+        seen = touched(repo, commits)
+        if ref == branch:
+            why = branch_refusal(repo, policies, seen, old, new, branch)
+        else:
+            tip = repo.references.get(branch)
+            head = str(tip.resolve().target) if tip is not None else None
+            why = review_refusal(policies, seen, review(repo, policies, seen, head, new),
+                                 branch)
+        if why is not None:
+            raise Refusal(why)
+    if reviews:
+        return  # nothing moves: proc-receive makes the proposals
     _clean_env()
     store = _open_store()
     try:
@@ -209,6 +230,13 @@ def _flag_secrets(store: Store, paths: list[str]) -> None:
 
 def main(argv: list[str]) -> int:
     hook = argv[1] if len(argv) > 1 else ""
+    if hook == "proc-receive":  # a conversation with git, not one read of stdin
+        from memoryui.gitserve.procreceive import proc_receive
+        _clean_env()
+        talk = os.fdopen(os.dup(1), "wb")
+        os.dup2(2, 1)  # a stray print (a library's warning) never breaks the protocol
+        sys.stdout = sys.stderr
+        return proc_receive(sys.stdin.buffer, talk, _open_store)
     stdin = sys.stdin.read()
     try:
         if hook == "pre-receive":

@@ -97,7 +97,12 @@ def _is_tree(obj: pygit2.Object | None) -> bool:
 def _same(a: pygit2.Object | None, b: pygit2.Object | None) -> bool:
     if a is None or b is None:
         return a is None and b is None
-    return a.id == b.id and int(a.filemode) == int(b.filemode)
+    return a.id == b.id and _mode(a) == _mode(b)
+
+
+def _mode(obj: pygit2.Object) -> int:
+    """An entry's mode; a commit's root tree has none (it is no entry of a tree)."""
+    return TREE if obj.filemode is None else int(obj.filemode)
 
 
 def _walk(repo: pygit2.Repository, tree: pygit2.Tree | None,

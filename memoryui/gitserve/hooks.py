@@ -118,8 +118,8 @@ def pre_receive(stdin: str) -> None:
     reviews = [u for u in updates if is_review(u[2], branch)]
     for _old, new, ref in updates:
         if ref != branch and not is_review(ref, branch):
-            raise Refusal(f"memoryui takes pushes to {branch} (or to {for_ref(branch)} to "
-                          f"propose changes) only, not {ref}")
+            raise Refusal(f"memoryui takes pushes to {branch} only, not {ref} (or to "
+                          f"{for_ref(branch)}, which proposes the changes)")
         if new == ZERO:
             raise Refusal(f"deleting {ref} is never allowed")
     if reviews and len(reviews) != len(updates):

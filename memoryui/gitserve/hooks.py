@@ -28,8 +28,10 @@ from typing import TYPE_CHECKING
 
 import pygit2
 
+from memoryui.gitserve.procreceive import NotProposed, planned, proc_receive
 from memoryui.gitserve.pushlog import PushedLog
 from memoryui.gitserve.pushpolicy import (
+    Review,
     branch_refusal,
     for_ref,
     host_policies,
@@ -146,8 +148,9 @@ def pre_receive(stdin: str) -> None:
         else:
             tip = repo.references.get(branch)
             head = str(tip.resolve().target) if tip is not None else None
-            why = review_refusal(policies, seen, review(repo, policies, seen, head, new),
-                                 branch)
+            found = review(repo, policies, seen, head, new)
+            why = review_refusal(policies, seen, found, branch) or _unplannable(
+                repo, found, head)
         if why is not None:
             raise Refusal(why)
     if reviews:
@@ -162,6 +165,20 @@ def pre_receive(stdin: str) -> None:
     for old, _new, _ref in updates:
         if (head or ZERO) != old:
             raise Refusal(MOVED)
+
+
+def _unplannable(repo: pygit2.Repository, found: Review, head: str | None) -> str | None:
+    """Why the files a push for review proposes cannot be proposals (not text, too large,
+    a credential, overlapping a newer change), checked while the push is in quarantine."""
+    _clean_env()
+    store = _open_store()
+    try:
+        planned(store, repo, found, head)
+    except NotProposed as exc:
+        return str(exc)
+    finally:
+        store.close()
+    return None
 
 
 def reference_transaction(state: str, stdin: str) -> None:
@@ -231,7 +248,6 @@ def _flag_secrets(store: Store, paths: list[str]) -> None:
 def main(argv: list[str]) -> int:
     hook = argv[1] if len(argv) > 1 else ""
     if hook == "proc-receive":  # a conversation with git, not one read of stdin
-        from memoryui.gitserve.procreceive import proc_receive
         _clean_env()
         talk = os.fdopen(os.dup(1), "wb")
         os.dup2(2, 1)  # a stray print (a library's warning) never breaks the protocol

@@ -29,7 +29,14 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import pygit2
 
-from memoryui.gitserve.pushpolicy import Proposed, host_policies, new_commits, review, touched
+from memoryui.gitserve.pushpolicy import (
+    Proposed,
+    Review,
+    host_policies,
+    new_commits,
+    review,
+    touched,
+)
 from memoryui.store.actors import Actor
 from memoryui.store.errors import StoreError
 from memoryui.store.gitobjects import ZERO
@@ -95,16 +102,16 @@ def _blob(repo: pygit2.Repository, sha: str | None, path: str) -> bytes | None:
     return obj.data if isinstance(obj, pygit2.Blob) else None
 
 
-def _proposed_text(store: Store, base: str | None, head: str | None, f: Proposed
-                   ) -> str | None:
+def _proposed_text(store: Store, repo: pygit2.Repository, base: str | None, head: str | None,
+                   f: Proposed) -> str | None:
     """The file as the proposal has it: the pushed version, merged with the workspace's
     when that moved on since the merge-base."""
-    repo = store.git.repo
     try:
         pushed = _text(repo[f.oid].peel(pygit2.Blob).data) if f.oid else None
         was, now = _text(_blob(repo, base, f.path)), _text(_blob(repo, head, f.path))
     except UnicodeDecodeError:
-        raise NotProposed(f"{f.path!r} is not UTF-8 text; memoryui holds text only") from None
+        raise NotProposed(f"{f.path!r} in commit {f.commit[:12]}: not UTF-8 text (memoryui "
+                          "holds text only)") from None
     if now in (was, pushed):
         return pushed
     moved = (f"{f.path!r} changed in the workspace since the commit you started from, "
@@ -117,6 +124,26 @@ def _proposed_text(store: Store, base: str | None, head: str | None, f: Proposed
     return merged.text
 
 
+def planned(store: Store, repo: pygit2.Repository, found: Review, head: str | None
+            ) -> dict[str, str | None]:
+    """Each proposed file's text (None: deleted), every one checked as an agent's proposal
+    is (names, size, credentials) before any proposal is made; `repo` sees the push's
+    objects (in pre-receive, git's quarantine)."""
+    from memoryui.store import proposals
+    texts = {f.path: _proposed_text(store, repo, found.base, head, f) for f in found.files}
+    for f in found.files:
+        text = texts[f.path]
+        if text is None:
+            continue
+        current = proposals.open_for(store, f.scope or "", f.path)
+        try:
+            old = proposals.proposed(current, store) if current else _blob(repo, head, f.path)
+            proposals._checked(store, f.path, text, _text(old), "agent")
+        except (StoreError, UnicodeDecodeError) as exc:
+            raise NotProposed(f"{f.path!r} in commit {f.commit[:12]}: {exc}") from None
+    return texts
+
+
 def propose_push(store: Store, new: str, say: list[str]) -> list[Made]:
     """The proposals a push for review of `new` makes; `say` gets the lines for the host."""
     repo = store.git.repo
@@ -125,18 +152,8 @@ def propose_push(store: Store, new: str, say: list[str]) -> list[Made]:
     from memoryui.models import Token
     from memoryui.proposing import inbox_url, recorded
     from memoryui.store import proposals
-    seen = touched(repo, new_commits(repo, new))
-    found = review(repo, policies, seen, head, new)
-    texts = {f.path: _proposed_text(store, found.base, head, f) for f in found.files}
-    for f in found.files:  # every file checked before any proposal is made
-        current = proposals.open_for(store, f.scope or "", f.path)
-        old = proposals.proposed(current, store) if current else _blob(repo, head, f.path)
-        text = texts[f.path]
-        if text is not None:
-            try:
-                proposals._checked(store, f.path, text, _text(old) if old else None, "agent")
-            except (StoreError, UnicodeDecodeError) as exc:
-                raise NotProposed(f"{f.path!r} in commit {f.commit[:12]}: {exc}") from None
+    found = review(repo, policies, touched(repo, new_commits(repo, new)), head, new)
+    texts = planned(store, repo, found, head)
     token = Token.objects.get(pk=int(os.environ.get("MEMORYUI_PUSH_TOKEN_ID", "0")))
     name = os.environ.get("MEMORYUI_PUSH_TOKEN_NAME", "") or f"token {token.pk}"
     origin = os.environ.get("MEMORYUI_PUSH_ORIGIN", "")

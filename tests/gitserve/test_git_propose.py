@@ -9,11 +9,15 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
 
 from tests.api.realserver import RealServer
+from tests.gitserve.conftest import running_remote
 from tests.gitserve.hosts import Host, git, workspace_has
 from tests.waiting import wait_for
 
@@ -22,11 +26,35 @@ FOR_MAIN = "HEAD:refs/for/main"
 
 
 @pytest.fixture(scope="module")
-def policed(remote: RealServer) -> RealServer:
-    remote.manage("policy", "alpha", "memory", "propose")
-    remote.manage("policy", "bravo", "note", "read")
-    remote.tokens["admin"] = remote.token("--admin", "--name", "lead-bot")  # type: ignore[attr-defined]
-    return remote
+def hook() -> Iterator[tuple[str, list[dict]]]:
+    """A chat's incoming webhook: what memoryui POSTs to it."""
+    got: list[dict] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            got.append(json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0")))))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/hook", got
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def policed(tmp_path_factory: pytest.TempPathFactory, hook: tuple[str, list[dict]]
+            ) -> Iterator[RealServer]:
+    with running_remote(tmp_path_factory.mktemp("gitpropose"),
+                        {"MEMORYUI_PROPOSAL_WEBHOOK": hook[0]}) as server:
+        server.manage("policy", "alpha", "memory", "propose")
+        server.manage("policy", "bravo", "note", "read")
+        server.tokens["admin"] = server.token("--admin", "--name", "lead-bot")  # type: ignore[attr-defined]
+        yield server
 
 
 def _host(server: RealServer, tmp_path: Path, name: str = "host", token: str = "host") -> Host:
@@ -49,8 +77,8 @@ def _refs(ws: Path) -> str:
     return git(ws, "for-each-ref", "--format=%(refname)").stdout
 
 
-def test_a_propose_file_goes_in_by_refs_for_and_comes_back_by_pull(policed: RealServer,
-                                                                     tmp_path: Path) -> None:
+def test_a_propose_file_goes_in_by_refs_for_and_comes_back_by_pull(
+        policed: RealServer, hook: tuple[str, list[dict]], tmp_path: Path) -> None:
     ws = policed.workspace
     host = _host(policed, tmp_path)
     before = (ws / MEMORY).read_text()
@@ -74,6 +102,9 @@ def test_a_propose_file_goes_in_by_refs_for_and_comes_back_by_pull(policed: Real
     assert status == 200 and data["proposal"]["status"] == "open"
     assert data["proposal"]["proposer"] == "host" and data["proposal"]["scope"] == "alpha"
     assert "7443" in data["proposal"]["proposed_text"]
+    wait_for("the webhook's POST", lambda: hook[1], timeout=60)
+    assert (hook[1][0]["event"], hook[1][0]["id"], hook[1][0]["path"]) == \
+        ("proposal.created", pid, MEMORY)
 
     host.commit({MEMORY: "# alpha\n\nThe gateway listens on 7443 (TLS).\n"}, "dagu: memory 2")
     again = host.git("push", "origin", FOR_MAIN, check=False)
@@ -83,6 +114,11 @@ def test_a_propose_file_goes_in_by_refs_for_and_comes_back_by_pull(policed: Real
     assert "(TLS)" in data["proposal"]["proposed_text"] and len(data["proposal"]["commits"]) == 2
     status, listed = _api(policed, "GET", "/api/v1/proposals")
     assert [p["id"] for p in listed["proposals"] if p["path"] == MEMORY] == [pid]
+    session = policed.sign_in("lead", "lead-password-1")
+    status, page = policed.request("GET", f"/review/proposals/{pid}/",
+                                   headers={"Cookie": session})
+    assert status == 200 and "(TLS)" in page.decode()
+    assert len(hook[1]) == 1  # extending a proposal is not a new one
 
     status, done = _api(policed, "POST", f"/api/v1/proposals/{pid}/approve", {})
     assert status == 200, done
@@ -119,6 +155,12 @@ def test_read_files_other_scopes_and_nothing_to_propose_are_refused(policed: Rea
     assert pushed.returncode != 0 and "scope 'alpha' is not one this host token pushes" in \
         pushed.stderr
     assert not workspace_has(ws, outside)
+
+    host.git("reset", "-q", "--hard", "origin/main")
+    binary = host.commit({"agents/alpha/memory/notes/blob.md": b"\xff\xfe not text\n"}, "binary")
+    pushed = host.git("push", "origin", FOR_MAIN, check=False)
+    assert pushed.returncode != 0 and "not UTF-8 text" in pushed.stderr, pushed.stderr
+    assert not workspace_has(ws, binary)
 
     daily_host = _host(policed, tmp_path, "daily")
     today = dt.date.today().isoformat()

@@ -128,6 +128,12 @@ class ProposalView:
         """The policy is no longer `propose`; the proposal stays open all the same."""
         return self.policy_now != "propose"
 
+    @property
+    def pushed_by(self) -> str:
+        """The host token's name when the proposal came by `git push` to refs/for/."""
+        tok = self.row.token
+        return (tok.name or tok.prefix) if tok is not None and tok.is_host else ""
+
     @cached_property
     def proposer_revoked(self) -> bool:
         tok = self.row.token

@@ -1,10 +1,16 @@
 """What served git runs before a ref moves: `python -m memoryui.gitserve.hooks <hook>`.
 
-`pre-receive` (the pushed objects still in git's quarantine): only the workspace branch,
-no delete, the token still active, every new commit's changed paths within the host
-token's rules (rules.py), and the push a fast-forward of the workspace's HEAD once the
-journaled agent writes are committed. A refusal is one line on stderr (git shows it as
-`remote: ...`) and exit 1: git drops the quarantine, so no object of the push is kept.
+`pre-receive` (the pushed objects still in git's quarantine): only the workspace branch
+or `refs/for/<branch>` (not both at once), no delete, the token still active, every new
+commit's changed paths within the host token's rules (rules.py) and its write policies
+(pushpolicy.py: read always from the database when a policy other than `write` can apply),
+and the push a fast-forward of the workspace's HEAD once the journaled agent writes are
+committed; a push for review must propose something that can be proposed. A refusal is one
+line on stderr (git shows it as `remote: ...`) and exit 1: git drops the quarantine, so no
+object of the push is kept.
+
+`proc-receive` (procreceive.py): a push to `refs/for/<branch>` becomes proposals; no ref
+of that name is created.
 
 `reference-transaction prepared` (the objects are in the store, receive-pack holds the
 served ref's lock): the push is integrated as a sync round integrates a fast-forward, under

@@ -117,7 +117,7 @@ def test_a_propose_file_goes_in_by_refs_for_and_comes_back_by_pull(
     session = policed.sign_in("lead", "lead-password-1")
     status, page = policed.request("GET", f"/review/proposals/{pid}/",
                                    headers={"Cookie": session})
-    assert status == 200 and "(TLS)" in page.decode()
+    assert status == 200 and "(TLS)" in page.decode() and "via git push (dagu-1)" in page.decode()
     assert len(hook[1]) == 1  # extending a proposal is not a new one
 
     status, done = _api(policed, "POST", f"/api/v1/proposals/{pid}/approve", {})

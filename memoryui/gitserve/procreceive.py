@@ -209,6 +209,10 @@ def proc_receive(stdin: BinaryIO, stdout: BinaryIO, open_store: Callable[[], Sto
             except NotProposed as exc:
                 reports.append(f"ng {ref} {exc}")
                 continue
+            except Exception as exc:  # noqa: BLE001 - the host gets one line, never a traceback
+                reports.append(f"ng {ref} memoryui could not make the proposals "
+                               f"({type(exc).__name__}); nothing was proposed after it")
+                continue
             for line in say:
                 print(f"memoryui: {line}", file=sys.stderr)
             if not made:

@@ -22,6 +22,7 @@ from tests.gitserve.hosts import Host, git, workspace_has
 from tests.waiting import wait_for
 
 MEMORY = "agents/alpha/memory/MEMORY.md"
+WORLD = "memory/world/networking.md"
 FOR_MAIN = "HEAD:refs/for/main"
 
 
@@ -89,8 +90,10 @@ def test_a_propose_file_goes_in_by_refs_for_and_comes_back_by_pull(
     assert MEMORY in pushed.stderr and first[:12] in pushed.stderr
     assert not workspace_has(ws, first)  # git's quarantine dropped the push
 
+    host.commit({WORLD: "# networking\n\nAll on 7443.\n"}, "dagu: world")  # policy write
     proposed = host.git("push", "origin", FOR_MAIN, check=False)
     assert proposed.returncode == 0, proposed.stderr
+    assert re.search(r"proposed [0-9a-f]{12} for " + re.escape(WORLD), proposed.stderr)
     found = re.search(r"proposed ([0-9a-f]{12}) for " + re.escape(MEMORY) +
                       r" \(via git push, dagu-1\): (\S+)", proposed.stderr)
     assert found, proposed.stderr
@@ -102,9 +105,11 @@ def test_a_propose_file_goes_in_by_refs_for_and_comes_back_by_pull(
     assert status == 200 and data["proposal"]["status"] == "open"
     assert data["proposal"]["proposer"] == "host" and data["proposal"]["scope"] == "alpha"
     assert "7443" in data["proposal"]["proposed_text"]
-    wait_for("the webhook's POST", lambda: hook[1], timeout=60)
-    assert (hook[1][0]["event"], hook[1][0]["id"], hook[1][0]["path"]) == \
-        ("proposal.created", pid, MEMORY)
+    assert (ws / WORLD).exists() is False  # a write-policy file proposed too: the host asked
+    wait_for("the webhook's POSTs", lambda: len(hook[1]) == 2, timeout=60)
+    assert {(h["event"], h["path"]) for h in hook[1]} == {("proposal.created", MEMORY),
+                                                          ("proposal.created", WORLD)}
+    assert pid in {h["id"] for h in hook[1]}
 
     host.commit({MEMORY: "# alpha\n\nThe gateway listens on 7443 (TLS).\n"}, "dagu: memory 2")
     again = host.git("push", "origin", FOR_MAIN, check=False)
@@ -118,7 +123,7 @@ def test_a_propose_file_goes_in_by_refs_for_and_comes_back_by_pull(
     status, page = policed.request("GET", f"/review/proposals/{pid}/",
                                    headers={"Cookie": session})
     assert status == 200 and "(TLS)" in page.decode() and "via git push (dagu-1)" in page.decode()
-    assert len(hook[1]) == 1  # extending a proposal is not a new one
+    assert len(hook[1]) == 2  # extending a proposal is not a new one
 
     status, done = _api(policed, "POST", f"/api/v1/proposals/{pid}/approve", {})
     assert status == 200, done

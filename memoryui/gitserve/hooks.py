@@ -3,8 +3,8 @@
 `pre-receive` (the pushed objects still in git's quarantine): only the workspace branch
 or `refs/for/<branch>` (not both at once), no delete, the token still active, every new
 commit's changed paths within the host token's rules (rules.py) and its write policies
-(pushpolicy.py: read always from the database when a policy other than `write` can apply),
-and the push a fast-forward of the workspace's HEAD once the journaled agent writes are
+(pushpolicy.py; the database is read only when a policy other than `write` can apply, and
+for every push to refs/for), and the push a fast-forward of the workspace's HEAD once the journaled agent writes are
 committed; a push for review must propose something that can be proposed. A refusal is one
 line on stderr (git shows it as `remote: ...`) and exit 1: git drops the quarantine, so no
 object of the push is kept.

@@ -116,7 +116,8 @@ class HostPolicies:
 
     A file in a scope takes that scope's policy; a shared file (world, global, skills,
     directives) the strictest among the token's scopes, and a proposal of it is filed under
-    the first of those scopes in name order. A file inside a skill's folder is a skill."""
+    the scope that policy comes from (the first in name order among equals). A file inside
+    a skill's folder is a skill."""
 
     def __init__(self, token: Token, layout: Layout) -> None:
         self.rows = list(WritePolicy.objects.filter(Q(token=None) | Q(token=token)))

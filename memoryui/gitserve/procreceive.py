@@ -158,6 +158,7 @@ def propose_push(store: Store, new: str, say: list[str]) -> list[Made]:
     name = os.environ.get("MEMORYUI_PUSH_TOKEN_NAME", "") or f"token {token.pk}"
     origin = os.environ.get("MEMORYUI_PUSH_ORIGIN", "")
     made = []
+    kept = False  # an open proposal has the pushed version already
     for f in found.files:
         commit = repo[f.commit].peel(pygit2.Commit)
         actor = Actor("agent", commit.author.name, commit.author.email)
@@ -175,6 +176,7 @@ def propose_push(store: Store, new: str, say: list[str]) -> list[Made]:
             continue
         if before is not None and before.tip == p.tip:
             say.append(f"{f.path}: proposal {p.id} has this version already")
+            kept = True
             continue
         recorded(p, created, token, store, webhook=False)
         url = inbox_url(p.id)
@@ -185,9 +187,9 @@ def propose_push(store: Store, new: str, say: list[str]) -> list[Made]:
     for path in found.daily:
         say.append(f"{path}: daily logs are never proposals; it reaches the workspace with a "
                    "push to the branch")
-    if not made and not any("has this version" in line for line in say):
-        raise NotProposed("nothing to propose: " + "; ".join(say) if say else
-                          "nothing to propose: the push changes no file")
+    if not made and not kept:
+        raise NotProposed("nothing to propose: the pushed files are as the workspace has "
+                          "them")
     return made
 
 
@@ -204,17 +206,19 @@ def proc_receive(stdin: BinaryIO, stdout: BinaryIO, open_store: Callable[[], Sto
         store.flush()  # what agents wrote so far is in HEAD: proposals start from it
         for _old, new, ref in commands:
             say: list[str] = []
+            failure = ""
             try:
                 made = propose_push(store, new, say)
             except NotProposed as exc:
-                reports.append(f"ng {ref} {exc}")
-                continue
+                made, failure = [], str(exc)
             except Exception as exc:  # noqa: BLE001 - the host gets one line, never a traceback
-                reports.append(f"ng {ref} memoryui could not make the proposals "
-                               f"({type(exc).__name__}); nothing was proposed after it")
-                continue
-            for line in say:
+                made, failure = [], (f"memoryui could not make the proposals "
+                                     f"({type(exc).__name__}); those listed above were made")
+            for line in say:  # (a failure after some proposals: the host sees which)
                 print(f"memoryui: {line}", file=sys.stderr)
+            if failure:
+                reports.append(f"ng {ref} {failure}")
+                continue
             if not made:
                 reports.append(f"ok {ref}")
             for m in made:

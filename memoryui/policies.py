@@ -8,6 +8,7 @@ Which kind a path is comes from the layout (`Layout.address`), the one place tha
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -24,6 +25,7 @@ from memoryui.store.errors import InvalidName
 
 if TYPE_CHECKING:
     from memoryui.store import Store
+    from memoryui.store.layout import Layout
 
 KINDS = ("memory", "note", "scratchpad", "global", "world", "skill", "directive")
 POLICIES = ("write", "propose", "read")
@@ -72,20 +74,28 @@ def check(scope: str, kind: str, policy: str | None = None) -> None:
             raise PolicyError(f"{exc} (or * for every scope)") from None
 
 
+def _best(rows: Iterable[WritePolicy], scope: str | None, kind: str,
+          token_id: int | None) -> str:
+    """The rule: the token's own row over the scope's over the workspace default (`*`)."""
+    best: tuple[int, str] | None = None
+    for row in rows:
+        if row.kind != kind or row.scope not in (scope or ALL, ALL):
+            continue
+        if row.token_id is not None and (token_id is None or row.token_id != token_id):
+            continue
+        rank = (2 if row.token_id is not None else 0) + (1 if row.scope != ALL else 0)
+        if best is None or rank > best[0]:
+            best = (rank, row.policy)
+    return best[1] if best else WRITE
+
+
 def policy_for(scope: str | None, kind: Kind | str, token: Token | None = None) -> str:
     """The policy for an agent of `scope` writing a file of `kind` (with `token`)."""
     kind = str(kind)
     if kind not in KINDS:
         return WRITE  # daily logs, and files outside the layout's kinds
     rows = WritePolicy.objects.filter(kind=kind, scope__in=[scope or ALL, ALL])
-    best: tuple[int, str] | None = None
-    for row in rows:
-        if row.token_id is not None and (token is None or row.token_id != token.pk):
-            continue
-        rank = (2 if row.token_id is not None else 0) + (1 if row.scope != ALL else 0)
-        if best is None or rank > best[0]:
-            best = (rank, row.policy)
-    return best[1] if best else WRITE
+    return _best(rows, scope, kind, token.pk if token is not None else None)
 
 
 def policy_for_path(store: Store, path: str, scope: str | None,
@@ -96,6 +106,41 @@ def policy_for_path(store: Store, path: str, scope: str | None,
     if addr is None:
         return WRITE
     return policy_for(addr.scope or scope, addr.kind, token)
+
+
+STRICTNESS = {WRITE: 0, PROPOSE: 1, READ: 2}
+
+
+class HostPolicies:
+    """The policies a host token's push meets, read in one query for the whole push.
+
+    A file in a scope takes that scope's policy; a shared file (world, global, skills,
+    directives) the strictest among the token's scopes, and a proposal of it is filed under
+    the scope that policy comes from (the first in name order among equals). A file inside
+    a skill's folder is a skill."""
+
+    def __init__(self, token: Token, layout: Layout) -> None:
+        self.rows = list(WritePolicy.objects.filter(Q(token=None) | Q(token=token)))
+        self.token_id = token.pk
+        self.scopes = sorted(token.host_scopes or [])
+        self.layout = layout
+
+    def kind_of(self, path: str) -> str | None:
+        addr = self.layout.address(path)
+        if addr is not None:
+            return str(addr.kind)
+        return str(Kind.SKILL) if self.layout.is_shared(path) else None
+
+    def of(self, path: str) -> tuple[str, str | None]:
+        """(the policy for this host's change of `path`, the scope a proposal of it is for)."""
+        kind, owner = self.kind_of(path), self.layout.scope_of(path)
+        if kind not in KINDS:
+            return WRITE, owner  # daily logs, and files outside the layout's kinds
+        if owner is not None:
+            return _best(self.rows, owner, kind, self.token_id), owner
+        found = [(_best(self.rows, s, kind, self.token_id), s) for s in self.scopes]
+        return max(found, key=lambda f: STRICTNESS[f[0]]) if found else \
+            (_best(self.rows, None, kind, self.token_id), None)
 
 
 def set_policy(scope: str, kind: str, policy: str, token: Token | None = None) -> None:

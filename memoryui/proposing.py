@@ -128,6 +128,12 @@ class ProposalView:
         """The policy is no longer `propose`; the proposal stays open all the same."""
         return self.policy_now != "propose"
 
+    @property
+    def pushed_by(self) -> str:
+        """The host token's name when the proposal came by `git push` to refs/for/."""
+        tok = self.row.token
+        return (tok.name or tok.prefix) if tok is not None and tok.is_host else ""
+
     @cached_property
     def proposer_revoked(self) -> bool:
         tok = self.row.token
@@ -256,8 +262,10 @@ def reject(pid: str, approver: str, reason: str = "", approver_email: str | None
 
 # -- the agents' side ------------------------------------------------------------------------
 
-def recorded(p: Proposal, created: bool, token: Token | None, store: Store) -> None:
-    """Note a proposal made or extended by an agent; a new one is announced (webhook)."""
+def recorded(p: Proposal, created: bool, token: Token | None, store: Store, *,
+             webhook: bool = True) -> None:
+    """Note a proposal made or extended by an agent; a new one is announced (webhook),
+    unless the caller announces it itself (`webhook=False`: a short-lived process)."""
     addr = store.address_of(p.path)
     kind = str(addr.kind) if addr else ""
     now = timezone.now()
@@ -267,7 +275,7 @@ def recorded(p: Proposal, created: bool, token: Token | None, store: Store) -> N
                                     "created_at": now, "updated_at": now})
     if not made:
         ProposalDecision.objects.filter(pk=row.pk).update(updated_at=now)
-    if made:
+    if made and webhook:
         announce(ProposalView(row, store))
 
 

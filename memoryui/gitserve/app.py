@@ -31,6 +31,9 @@ from memoryui.gitserve.backend import run_cgi
 from memoryui.gitserve.rules import PushRules
 from memoryui.gitserve.served import NAMESPACE, config_env, hooks_dir, refresh_mirror
 from memoryui.models import TOKEN_PREFIX, Token
+from memoryui.policies import limited
+from memoryui.proposing import NotFound, announce
+from memoryui.proposing import get as proposing_get
 from memoryui.throttle import Throttled
 from memoryui.workspace import get_store
 
@@ -99,7 +102,8 @@ def _rules(tok: Token) -> PushRules:
                      tok.can_push_skills, tok.can_push_directives, settings.MEMORYUI_MAX_BODY)
 
 
-def _cgi_env(scope: Scope, root: Path, path: str, tok: Token, result: str) -> dict[str, str]:
+def _cgi_env(scope: Scope, root: Path, path: str, tok: Token, result: str,
+             policies: bool) -> dict[str, str]:
     headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                for k, v in scope.get("headers", [])}
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "HTTP_"))}
@@ -116,6 +120,8 @@ def _cgi_env(scope: Scope, root: Path, path: str, tok: Token, result: str) -> di
         "MEMORYUI_GIT_WORKSPACE": str(root), "MEMORYUI_LAYOUT": settings.MEMORYUI_LAYOUT,
         "MEMORYUI_SECRETS": settings.MEMORYUI_SECRETS,
         "MEMORYUI_PUSH_RULES": _rules(tok).as_env(),
+        "MEMORYUI_PUSH_POLICIES": "1" if policies else "0",
+        "MEMORYUI_PUSH_ORIGIN": _origin(scope, headers),
         "MEMORYUI_PUSH_TOKEN_ID": str(tok.pk), "MEMORYUI_PUSH_TOKEN_NAME": tok.name,
         "MEMORYUI_TOKEN_GENERATION_FILE": _generation_file(),
         "MEMORYUI_TOKEN_GENERATION": str(generation()), "MEMORYUI_PUSH_RESULT": result,
@@ -129,6 +135,34 @@ def _cgi_env(scope: Scope, root: Path, path: str, tok: Token, result: str) -> di
     return env
 
 
+def _limited(tok: Token) -> bool:
+    """Whether any write policy but `write` can apply to this host's push."""
+    close_old_connections()
+    try:
+        return limited(tok)
+    finally:
+        close_old_connections()
+
+
+def _origin(scope: Scope, headers: dict[str, str]) -> str:
+    """The address the host reached (for the inbox links it is told of)."""
+    host = headers.get("host", "")
+    return f"{scope.get('scheme', 'http')}://{host}" if host else ""
+
+
+def _announce(ids: list[str]) -> None:
+    """The webhook for proposals a push made: from this long-lived process, not the hook."""
+    close_old_connections()
+    try:
+        for pid in ids:
+            try:
+                announce(proposing_get(pid))
+            except NotFound:
+                continue
+    finally:
+        close_old_connections()
+
+
 def _pushed(result: str) -> None:
     """After a push: this process's listeners hear of the files it changed."""
     try:
@@ -137,6 +171,11 @@ def _pushed(result: str) -> None:
         return  # nothing was integrated (refused, or up to date)
     if not data:
         return  # nothing was integrated (refused, or up to date)
+    if data.get("proposals"):
+        _announce(list(data["proposals"]))
+        log.info("git push by %s: %d proposal(s)", data.get("pusher", "a host"),
+                 len(data["proposals"]))
+        return
     paths = data.get("paths") or []
     if paths:
         get_store().notify(paths)
@@ -178,6 +217,8 @@ async def application(scope: Scope, receive: Receive, send: Send) -> None:
         async def finished(_code: int) -> None:
             if service == "git-receive-pack" and path != "/info/refs":
                 await asyncio.to_thread(_pushed, result)
-        await run_cgi(_cgi_env(scope, root, path, tok, result), receive, send, finished)
+        env = _cgi_env(scope, root, path, tok, result, service == "git-receive-pack" and
+                       await asyncio.to_thread(_limited, tok))
+        await run_cgi(env, receive, send, finished)
     finally:
         os.unlink(result)

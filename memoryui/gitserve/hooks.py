@@ -1,10 +1,16 @@
 """What served git runs before a ref moves: `python -m memoryui.gitserve.hooks <hook>`.
 
-`pre-receive` (the pushed objects still in git's quarantine): only the workspace branch,
-no delete, the token still active, every new commit's changed paths within the host
-token's rules (rules.py), and the push a fast-forward of the workspace's HEAD once the
-journaled agent writes are committed. A refusal is one line on stderr (git shows it as
-`remote: ...`) and exit 1: git drops the quarantine, so no object of the push is kept.
+`pre-receive` (the pushed objects still in git's quarantine): only the workspace branch
+or `refs/for/<branch>` (not both at once), no delete, the token still active, every new
+commit's changed paths within the host token's rules (rules.py) and its write policies
+(pushpolicy.py; the database is read only when a policy other than `write` can apply, and
+for every push to refs/for), and the push a fast-forward of the workspace's HEAD once the journaled agent writes are
+committed; a push for review must propose something that can be proposed. A refusal is one
+line on stderr (git shows it as `remote: ...`) and exit 1: git drops the quarantine, so no
+object of the push is kept.
+
+`proc-receive` (procreceive.py): a push to `refs/for/<branch>` becomes proposals; no ref
+of that name is created.
 
 `reference-transaction prepared` (the objects are in the store, receive-pack holds the
 served ref's lock): the push is integrated as a sync round integrates a fast-forward, under
@@ -28,8 +34,20 @@ from typing import TYPE_CHECKING
 
 import pygit2
 
+from memoryui.gitserve.procreceive import NotProposed, planned, proc_receive
 from memoryui.gitserve.pushlog import PushedLog
-from memoryui.gitserve.rules import PushRules, first_refusal
+from memoryui.gitserve.pushpolicy import (
+    Review,
+    branch_refusal,
+    for_ref,
+    host_policies,
+    is_review,
+    new_commits,
+    review,
+    review_refusal,
+    touched,
+)
+from memoryui.gitserve.rules import PushRules, Trees, first_refusal
 from memoryui.gitserve.served import mirror_ref
 from memoryui.store.errors import InvalidName
 from memoryui.store.gitobjects import ZERO
@@ -105,32 +123,45 @@ def pre_receive(stdin: str) -> None:
         repo.odb.add_disk_alternate(quarantine)
     branch = _branch_ref(repo)
     updates = _updates(stdin)
+    reviews = [u for u in updates if is_review(u[2], branch)]
     for _old, new, ref in updates:
-        if ref != branch:
-            raise Refusal(f"memoryui takes pushes to {branch} only, not {ref}")
+        if ref != branch and not is_review(ref, branch):
+            raise Refusal(f"memoryui takes pushes to {branch} only, not {ref} (or to "
+                          f"{for_ref(branch)}, which proposes the changes)")
         if new == ZERO:
-            raise Refusal(f"deleting {branch} is never allowed")
+            raise Refusal(f"deleting {ref} is never allowed")
+    if reviews and len(reviews) != len(updates):
+        raise Refusal(f"push to {branch} or to {for_ref(branch)}, not to both at once")
     if not _token_still_active():
         raise Refusal("the token was revoked during the push; nothing was applied")
-    for old, new, _ref in updates:
-        if old != ZERO and not repo.descendant_of(new, old) and new != old:
+    layout = get_layout(os.environ.get("MEMORYUI_LAYOUT", "duragent"))
+    rules = PushRules.from_env(os.environ.get("MEMORYUI_PUSH_RULES", ""))
+    limited = bool(reviews) or os.environ.get("MEMORYUI_PUSH_POLICIES") == "1"
+    policies = host_policies(layout) if limited else None
+    for old, new, ref in updates:
+        if ref == branch and old != ZERO and not repo.descendant_of(new, old) and new != old:
             raise Refusal("non-fast-forward: fetch first, merge, and push again "
                           "(memoryui never takes a forced push)")
-        walker = repo.walk(new, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
-        for name in repo.references:
-            ref_obj = repo.references.get(name)
-            try:
-                target = ref_obj.resolve().target if ref_obj is not None else None
-                if isinstance(target, pygit2.Oid) and repo.get(target) is not None:
-                    walker.hide(target)
-            except (KeyError, pygit2.GitError, ValueError):
-                continue
-        commits = [str(c.id) for c in walker]
-        rules = PushRules.from_env(os.environ.get("MEMORYUI_PUSH_RULES", ""))
-        refused = first_refusal(repo, get_layout(os.environ.get("MEMORYUI_LAYOUT", "duragent")),
-                                rules, commits)
+        commits = new_commits(repo, new)
+        trees = Trees(repo)  # the trees parsed once for both checks
+        refused = first_refusal(repo, layout, rules, commits, trees)
         if refused is not None:
             raise Refusal(refused.line())
+        if policies is None:
+            continue
+        seen = touched(repo, commits, trees)
+        if ref == branch:
+            why = branch_refusal(repo, policies, seen, old, new, branch)
+        else:
+            tip = repo.references.get(branch)
+            head = str(tip.resolve().target) if tip is not None else None
+            found = review(repo, policies, seen, head, new)
+            why = review_refusal(policies, seen, found, branch) or _unplannable(
+                repo, found, head)
+        if why is not None:
+            raise Refusal(why)
+    if reviews:
+        return  # nothing moves: proc-receive makes the proposals
     _clean_env()
     store = _open_store()
     try:
@@ -141,6 +172,20 @@ def pre_receive(stdin: str) -> None:
     for old, _new, _ref in updates:
         if (head or ZERO) != old:
             raise Refusal(MOVED)
+
+
+def _unplannable(repo: pygit2.Repository, found: Review, head: str | None) -> str | None:
+    """Why the files a push for review proposes cannot be proposals (not text, too large,
+    a credential, overlapping a newer change), checked while the push is in quarantine."""
+    _clean_env()
+    store = _open_store()
+    try:
+        planned(store, repo, found, head)
+    except NotProposed as exc:
+        return str(exc)
+    finally:
+        store.close()
+    return None
 
 
 def reference_transaction(state: str, stdin: str) -> None:
@@ -209,6 +254,12 @@ def _flag_secrets(store: Store, paths: list[str]) -> None:
 
 def main(argv: list[str]) -> int:
     hook = argv[1] if len(argv) > 1 else ""
+    if hook == "proc-receive":  # a conversation with git, not one read of stdin
+        _clean_env()
+        talk = os.fdopen(os.dup(1), "wb")
+        os.dup2(2, 1)  # a stray print (a library's warning) never breaks the protocol
+        sys.stdout = sys.stderr
+        return proc_receive(sys.stdin.buffer, talk, _open_store)
     stdin = sys.stdin.read()
     try:
         if hook == "pre-receive":

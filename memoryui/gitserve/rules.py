@@ -20,7 +20,7 @@ from memoryui.store import names
 from memoryui.store.errors import InvalidName
 from memoryui.store.kinds import Kind
 from memoryui.store.layout import Layout
-from memoryui.store.sync.refuse import BLOB, EXEC, GITLINK, LINK, TREE, child, name_refusal
+from memoryui.store.sync.refuse import BLOB, EXEC, GITLINK, LINK, TREE, name_refusal
 
 SHARED_GRANTS = {Kind.WORLD: "world", Kind.GLOBAL: "global", Kind.SKILL: "skills",
                  Kind.DIRECTIVE: "directives"}
@@ -80,62 +80,87 @@ class Changed:
     bad_name: str | None = field(default=None)  # a tree entry's name no rule can hold
 
 
-def changed_paths(repo: pygit2.Repository, commit: pygit2.Commit) -> Iterator[Changed]:
+Entries = dict[bytes, tuple[int, bytes]]  # a tree's raw name -> (mode, raw object id)
+MAX_CACHED_TREES = 4096  # trees a push's check keeps parsed (consecutive commits share most)
+
+
+class Trees:
+    """Trees read straight from their raw objects, kept for the push: every commit of a
+    push shares most subtrees with its parent, so each is parsed once, and no pygit2
+    object or mode enum is made per entry (what made the check grow with folder sizes)."""
+
+    def __init__(self, repo: pygit2.Repository) -> None:
+        self.repo = repo
+        self._parsed: dict[bytes, Entries] = {}
+
+    def entries(self, oid: bytes | None) -> Entries:
+        if oid is None:
+            return {}
+        found = self._parsed.get(oid)
+        if found is None:
+            if len(self._parsed) >= MAX_CACHED_TREES:
+                self._parsed.clear()
+            found = self._parsed[oid] = _parse(self.repo.odb.read(pygit2.Oid(raw=oid))[1],
+                                               len(oid))
+        return found
+
+
+def _parse(data: bytes, size: int) -> Entries:
+    """A raw tree object: `<octal mode> <name>NUL<id>` entries."""
+    out: Entries = {}
+    i, end = 0, len(data)
+    while i < end:
+        space = data.index(b" ", i)
+        nul = data.index(b"\0", space)
+        out[data[space + 1:nul]] = (int(data[i:space], 8), data[nul + 1:nul + 1 + size])
+        i = nul + 1 + size
+    return out
+
+
+def changed_paths(repo: pygit2.Repository, commit: pygit2.Commit,
+                  trees: Trees | None = None) -> Iterator[Changed]:
     """The paths `commit` changes against all its parents (a root commit: every path)."""
-    parents = [p.tree for p in commit.parents]
-    yield from _walk(repo, commit.tree, parents, "")
+    trees = trees or Trees(repo)
+    yield from _walk(trees, commit.tree_id.raw, [p.tree_id.raw for p in commit.parents], "")
 
 
-def _names(tree: pygit2.Tree | None) -> list[bytes]:
-    return [e.raw_name or b"" for e in tree] if tree is not None else []
-
-
-def _is_tree(obj: pygit2.Object | None) -> bool:
-    return obj is not None and int(obj.filemode) == TREE
-
-
-def _same(a: pygit2.Object | None, b: pygit2.Object | None) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
-    return a.id == b.id and int(a.filemode) == int(b.filemode)
-
-
-def _walk(repo: pygit2.Repository, tree: pygit2.Tree | None,
-          parents: Sequence[pygit2.Tree | None], prefix: str) -> Iterator[Changed]:
+def _walk(trees: Trees, tree: bytes | None, parents: Sequence[bytes | None],
+          prefix: str) -> Iterator[Changed]:
     """Paths below `prefix` whose entry in `tree` differs from the entry in every parent;
     subtrees equal to a parent's are never opened (the cost follows what changed)."""
-    if any(_same(tree, p) if tree is not None and p is not None else tree is p
-           for p in parents):
+    if any(tree == p for p in parents):
         return
-    raw_names = sorted(set(_names(tree)).union(*(_names(p) for p in parents)))
-    for raw in raw_names:
+    mine, theirs = trees.entries(tree), [trees.entries(p) for p in parents]
+    # a name can only be changed where it differs from the first parent (set operations
+    # on the entries: a large folder with one new file costs one comparison in C)
+    differ = {k for k, _v in mine.items() ^ theirs[0].items()} if theirs else set(mine)
+    for raw in sorted(differ):
+        new = mine.get(raw)
+        olds = [t.get(raw) for t in theirs]
+        if any(new == o for o in olds):
+            continue
         try:
             name = raw.decode("utf-8")
         except UnicodeDecodeError:
             yield Changed(prefix + raw.decode("utf-8", "replace"), bad_name="a name that is "
                           "not UTF-8")
             continue
-        new = child(tree, name)
-        olds = [child(p, name) for p in parents]
-        if any(_same(new, o) for o in olds):
-            continue
         path = prefix + name
         if new is not None:
             why = name_refusal(name)
             if why is not None:
-                yield Changed(path, int(new.filemode), new.id, why)
+                yield Changed(path, new[0], pygit2.Oid(raw=new[1]), why)
                 continue
-        new_file = None if _is_tree(new) else new
-        old_files = [None if _is_tree(o) else o for o in olds]
+        new_file = None if new is None or new[0] == TREE else new
+        old_files = [None if o is None or o[0] == TREE else o for o in olds]
         if (new_file is not None or any(o is not None for o in old_files)) and \
-                not any(_same(new_file, o) for o in old_files):
-            yield Changed(path, int(new_file.filemode) if new_file is not None else None,
-                          new_file.id if new_file is not None else None)
-        new_tree = repo[new.id].peel(pygit2.Tree) if new is not None and _is_tree(new) else None
-        old_trees = [repo[o.id].peel(pygit2.Tree) if o is not None and _is_tree(o) else None
-                     for o in olds]
+                not any(new_file == o for o in old_files):
+            yield Changed(path, new_file[0] if new_file is not None else None,
+                          pygit2.Oid(raw=new_file[1]) if new_file is not None else None)
+        new_tree = new[1] if new is not None and new[0] == TREE else None
+        old_trees = [o[1] if o is not None and o[0] == TREE else None for o in olds]
         if new_tree is not None or any(t is not None for t in old_trees):
-            yield from _walk(repo, new_tree, old_trees, path + "/")
+            yield from _walk(trees, new_tree, old_trees, path + "/")
 
 
 def path_refusal(layout: Layout, rules: PushRules, change: Changed,
@@ -184,11 +209,12 @@ def blob_size(repo: pygit2.Repository, oid: pygit2.Oid) -> int:
 
 
 def first_refusal(repo: pygit2.Repository, layout: Layout, rules: PushRules,
-                  commits: Sequence[str]) -> Refused | None:
+                  commits: Sequence[str], trees: Trees | None = None) -> Refused | None:
     """The first change in `commits` (oldest first) this token may not push."""
+    trees = trees or Trees(repo)
     for sha in commits:
         commit = repo[sha].peel(pygit2.Commit)
-        for change in changed_paths(repo, commit):
+        for change in changed_paths(repo, commit, trees):
             size = blob_size(repo, change.oid) if change.oid is not None and \
                 change.mode in (BLOB, EXEC) else None
             why = path_refusal(layout, rules, change, size)

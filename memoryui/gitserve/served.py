@@ -24,7 +24,7 @@ from memoryui.store.gitobjects import ZERO
 
 NAMESPACE = "memoryui-git"
 PACKAGE_HOME = Path(__file__).resolve().parents[2]  # the folder holding `memoryui`
-HOOKS = ("pre-receive", "reference-transaction")
+HOOKS = ("pre-receive", "reference-transaction", "proc-receive")
 
 # receive-pack's own rules on top of memoryui's: no deletes, no non-fast-forward (force is
 # never possible), every received object checked by fsck (a malformed pack is refused).
@@ -35,6 +35,9 @@ SERVING = (
     # receive-pack's check for a non-bare repository does not see through
     ("receive.denyCurrentBranch", "ignore"),
     ("receive.fsckObjects", "true"),
+    # a push to refs/for/<branch> is handed to the proc-receive hook: it becomes proposals
+    # and no ref of that name is ever created (pushpolicy.py, procreceive.py)
+    ("receive.procReceiveRefs", "refs/for"),
     ("receive.advertisePushOptions", "false"),
     ("receive.shallowUpdate", "false"),
     ("http.receivepack", "true"),

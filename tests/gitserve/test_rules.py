@@ -102,3 +102,14 @@ def test_a_gitlink_is_refused(tmp_path: Path) -> None:
     sha = str(repo.create_commit(None, SIG, SIG, "gitlink", builder.write(), [base]))
     refused = first_refusal(repo, LAYOUT, RULES, [sha])
     assert refused is not None and refused.path == "sub" and "submodule" in refused.reason
+
+
+def test_a_merge_whose_tree_is_a_parents_changes_nothing(tmp_path: Path) -> None:
+    """The host's pull of its own approved change: the merge takes the workspace's tree."""
+    repo = pygit2.init_repository(str(tmp_path), bare=True)
+    base = _commit(repo, {"agents/alpha/memory/MEMORY.md": _file("a")}, [])
+    approved = _commit(repo, {"agents/alpha/memory/MEMORY.md": _file("b")}, [base])
+    mine = _commit(repo, {"agents/alpha/memory/MEMORY.md": _file("b")}, [base])
+    merge = _commit(repo, {}, [mine, approved], base=approved)
+    assert [c.path for c in changed_paths(repo, repo[merge])] == []
+    assert first_refusal(repo, LAYOUT, RULES, [mine, merge]) is None

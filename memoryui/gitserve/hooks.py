@@ -47,7 +47,7 @@ from memoryui.gitserve.pushpolicy import (
     review_refusal,
     touched,
 )
-from memoryui.gitserve.rules import PushRules, Trees, first_refusal
+from memoryui.gitserve.rules import PushRules, changes, first_refusal
 from memoryui.gitserve.served import mirror_ref
 from memoryui.store.errors import InvalidName
 from memoryui.store.gitobjects import ZERO
@@ -143,13 +143,13 @@ def pre_receive(stdin: str) -> None:
             raise Refusal("non-fast-forward: fetch first, merge, and push again "
                           "(memoryui never takes a forced push)")
         commits = new_commits(repo, new)
-        trees = Trees(repo)  # the trees parsed once for both checks
-        refused = first_refusal(repo, layout, rules, commits, trees)
+        found = changes(repo, commits)  # read once for both checks
+        refused = first_refusal(repo, layout, rules, commits, found)
         if refused is not None:
             raise Refusal(refused.line())
         if policies is None:
             continue
-        seen = touched(repo, commits, trees)
+        seen = touched(repo, commits, found)
         if ref == branch:
             why = branch_refusal(repo, policies, seen, old, new, branch)
         else:

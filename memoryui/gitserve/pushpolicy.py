@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import pygit2
 
-from memoryui.gitserve.rules import Refused, Trees, changed_paths
+from memoryui.gitserve.rules import Changes, Refused, changes
 from memoryui.store.gitobjects import ZERO
 from memoryui.store.kinds import Kind
 
@@ -92,12 +92,12 @@ class Touched:
     last: dict[str, str] = field(default_factory=dict)
 
 
-def touched(repo: pygit2.Repository, commits: Sequence[str], trees: Trees | None = None
+def touched(repo: pygit2.Repository, commits: Sequence[str], known: Changes | None = None
             ) -> Touched:
     found = Touched()
-    trees = trees or Trees(repo)
+    known = known if known is not None else changes(repo, commits)
     for sha in commits:
-        for change in changed_paths(repo, repo[sha].peel(pygit2.Commit), trees):
+        for change in known.get(sha, []):
             found.first.setdefault(change.path, sha)
             found.last[change.path] = sha
     return found

@@ -1,6 +1,6 @@
 """What a host token may push: the paths each new commit changes, against its rules.
 
-Plain Python over pygit2. A path is changed by a commit when its entry differs from the
+Plain Python over git's raw log and pygit2. A path is changed by a commit when its entry differs from the
 entry in every parent (a merge of the workspace's own history changes nothing the host did
 not change), and each changed path must be one the host may write (its scopes; world
 topics, the global memory, skills, directives only when granted) and one memoryui can hold:
@@ -11,16 +11,18 @@ first offending path, in commit order, refuses the whole push.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pygit2
 
 from memoryui.store import names
 from memoryui.store.errors import InvalidName
+from memoryui.store.gitcli import run_git
 from memoryui.store.kinds import Kind
 from memoryui.store.layout import Layout
-from memoryui.store.sync.refuse import BLOB, EXEC, GITLINK, LINK, TREE, name_refusal
+from memoryui.store.sync.refuse import BLOB, EXEC, GITLINK, LINK, name_refusal
 
 SHARED_GRANTS = {Kind.WORLD: "world", Kind.GLOBAL: "global", Kind.SKILL: "skills",
                  Kind.DIRECTIVE: "directives"}
@@ -80,87 +82,52 @@ class Changed:
     bad_name: str | None = field(default=None)  # a tree entry's name no rule can hold
 
 
-Entries = dict[bytes, tuple[int, bytes]]  # a tree's raw name -> (mode, raw object id)
-MAX_CACHED_TREES = 4096  # trees a push's check keeps parsed (consecutive commits share most)
+Changes = dict[str, list[Changed]]  # each commit's changed paths, by commit id
 
 
-class Trees:
-    """Trees read straight from their raw objects, kept for the push: every commit of a
-    push shares most subtrees with its parent, so each is parsed once, and no pygit2
-    object or mode enum is made per entry (what made the check grow with folder sizes)."""
-
-    def __init__(self, repo: pygit2.Repository) -> None:
-        self.repo = repo
-        self._parsed: dict[bytes, Entries] = {}
-
-    def entries(self, oid: bytes | None) -> Entries:
-        if oid is None:
-            return {}
-        found = self._parsed.get(oid)
-        if found is None:
-            if len(self._parsed) >= MAX_CACHED_TREES:
-                self._parsed.clear()
-            found = self._parsed[oid] = _parse(self.repo.odb.read(pygit2.Oid(raw=oid))[1],
-                                               len(oid))
+def changes(repo: pygit2.Repository, commits: Sequence[str]) -> Changes:
+    """The paths each of `commits` changes against all its parents, from git's own raw log
+    (`git log -c --raw`: a merge lists only what differs from every parent; a root commit
+    every path), one git process for the whole push."""
+    found: Changes = {sha: [] for sha in commits}
+    if not commits:
         return found
+    # cwd is the repository itself: a hook's GIT_DIR, when git sets it, is relative to it;
+    # gitlinks are shown whatever the configuration says (they are what a push may not bring)
+    out = run_git(Path(repo.path), "log", "--stdin", "--no-walk=unsorted", "--raw", "-z",
+                  "-c", "--root", "--no-renames", "--no-abbrev", "--ignore-submodules=none",
+                  "--no-color", "--no-show-signature", "--format=%x00commit %H",
+                  input="\n".join(commits).encode() + b"\n")
+    current: list[Changed] = []
+    fields = iter(out.split(b"\0"))
+    for field_ in fields:
+        token = field_.lstrip(b"\n")
+        if token.startswith(b"commit "):
+            current = found.setdefault(token[7:].decode(), [])
+        elif token.startswith(b":"):
+            current.append(_changed(token, next(fields, b"")))
+    return found
 
 
-def _parse(data: bytes, size: int) -> Entries:
-    """A raw tree object: `<octal mode> <name>NUL<id>` entries."""
-    out: Entries = {}
-    i, end = 0, len(data)
-    while i < end:
-        space = data.index(b" ", i)
-        nul = data.index(b"\0", space)
-        out[data[space + 1:nul]] = (int(data[i:space], 8), data[nul + 1:nul + 1 + size])
-        i = nul + 1 + size
-    return out
+def _changed(meta: bytes, raw_path: bytes) -> Changed:
+    """One raw line: `:<modes> <ids> <status>` (one colon and mode per parent, then the
+    commit's own mode and id last) and the path."""
+    parents = len(meta) - len(meta.lstrip(b":"))
+    parts = meta.lstrip(b":").split()
+    mode, oid = int(parts[parents], 8), parts[2 * parents + 1].decode()
+    try:
+        path = raw_path.decode("utf-8")
+    except UnicodeDecodeError:
+        return Changed(raw_path.decode("utf-8", "replace"), bad_name="a name that is not UTF-8")
+    if mode == 0:
+        return Changed(path)
+    why = next(filter(None, map(name_refusal, path.split("/"))), None)
+    return Changed(path, mode, pygit2.Oid(hex=oid), why)
 
 
-def changed_paths(repo: pygit2.Repository, commit: pygit2.Commit,
-                  trees: Trees | None = None) -> Iterator[Changed]:
+def changed_paths(repo: pygit2.Repository, commit: pygit2.Commit) -> list[Changed]:
     """The paths `commit` changes against all its parents (a root commit: every path)."""
-    trees = trees or Trees(repo)
-    yield from _walk(trees, commit.tree_id.raw, [p.tree_id.raw for p in commit.parents], "")
-
-
-def _walk(trees: Trees, tree: bytes | None, parents: Sequence[bytes | None],
-          prefix: str) -> Iterator[Changed]:
-    """Paths below `prefix` whose entry in `tree` differs from the entry in every parent;
-    subtrees equal to a parent's are never opened (the cost follows what changed)."""
-    if any(tree == p for p in parents):
-        return
-    mine, theirs = trees.entries(tree), [trees.entries(p) for p in parents]
-    # a name can only be changed where it differs from the first parent (set operations
-    # on the entries: a large folder with one new file costs one comparison in C)
-    differ = {k for k, _v in mine.items() ^ theirs[0].items()} if theirs else set(mine)
-    for raw in sorted(differ):
-        new = mine.get(raw)
-        olds = [t.get(raw) for t in theirs]
-        if any(new == o for o in olds):
-            continue
-        try:
-            name = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            yield Changed(prefix + raw.decode("utf-8", "replace"), bad_name="a name that is "
-                          "not UTF-8")
-            continue
-        path = prefix + name
-        if new is not None:
-            why = name_refusal(name)
-            if why is not None:
-                yield Changed(path, new[0], pygit2.Oid(raw=new[1]), why)
-                continue
-        new_file = None if new is None or new[0] == TREE else new
-        old_files = [None if o is None or o[0] == TREE else o for o in olds]
-        if (new_file is not None or any(o is not None for o in old_files)) and \
-                not any(new_file == o for o in old_files):
-            yield Changed(path, new_file[0] if new_file is not None else None,
-                          pygit2.Oid(raw=new_file[1]) if new_file is not None else None)
-        new_tree = new[1] if new is not None and new[0] == TREE else None
-        old_trees = [o[1] if o is not None and o[0] == TREE else None for o in olds]
-        if new_tree is not None or any(t is not None for t in old_trees):
-            yield from _walk(trees, new_tree, old_trees, path + "/")
+    return changes(repo, [str(commit.id)])[str(commit.id)]
 
 
 def path_refusal(layout: Layout, rules: PushRules, change: Changed,
@@ -209,12 +176,11 @@ def blob_size(repo: pygit2.Repository, oid: pygit2.Oid) -> int:
 
 
 def first_refusal(repo: pygit2.Repository, layout: Layout, rules: PushRules,
-                  commits: Sequence[str], trees: Trees | None = None) -> Refused | None:
+                  commits: Sequence[str], found: Changes | None = None) -> Refused | None:
     """The first change in `commits` (oldest first) this token may not push."""
-    trees = trees or Trees(repo)
+    found = found if found is not None else changes(repo, commits)
     for sha in commits:
-        commit = repo[sha].peel(pygit2.Commit)
-        for change in changed_paths(repo, commit, trees):
+        for change in found.get(sha, []):
             size = blob_size(repo, change.oid) if change.oid is not None and \
                 change.mode in (BLOB, EXEC) else None
             why = path_refusal(layout, rules, change, size)

@@ -24,7 +24,6 @@ from django.conf import settings  # noqa: E402 - after setup, like the rest
 from django.urls import get_resolver  # noqa: E402
 
 from memoryui.api.mcp import MCPEndpoint  # noqa: E402
-from memoryui.gitserve.app import application as git_app  # noqa: E402
 from memoryui.pooled import PooledHandler  # noqa: E402
 from memoryui.workspace import start_sync_thread  # noqa: E402
 
@@ -67,13 +66,20 @@ async def lifespan(scope: Scope, receive: Receive, send: Send) -> None:
     await send({"type": "lifespan.shutdown.complete"})
 
 
+async def git(scope: Scope, receive: Receive, send: Send) -> None:
+    """Served git, its code loaded on the first `/git/` request: most workers never get one."""
+    from memoryui.gitserve.app import application as git_app
+
+    await git_app(scope, receive, send)
+
+
 async def application(scope: Scope, receive: Receive, send: Send) -> None:
     if scope["type"] == "lifespan":
         await lifespan(scope, receive, send)
     elif scope["type"] == "http" and scope["path"] in MCP_PATHS:
         await mcp_endpoint(scope, receive, send)
     elif scope["type"] == "http" and scope["path"].startswith("/git/"):
-        await git_app(scope, receive, send)
+        await git(scope, receive, send)
     else:
         await django_app(scope, receive, send)
 

@@ -9,7 +9,12 @@ import logging
 from collections.abc import Callable
 
 from django.conf import settings
+from django.contrib.auth.middleware import AuthenticationMiddleware
+from django.contrib.messages.middleware import MessageMiddleware
+from django.contrib.sessions.middleware import SessionMiddleware
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django_htmx.middleware import HtmxMiddleware
+from whitenoise.middleware import WhiteNoiseMiddleware
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -54,6 +59,33 @@ class SecurityHeadersMiddleware:
         response.headers.setdefault("Content-Security-Policy", CSP)
         response.headers.setdefault("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
         return response
+
+
+# -- the browser's middleware, for pages only ---------------------------------------------
+
+
+def pages_only(middleware: type) -> type:
+    """`middleware` that API and MCP requests go straight past: they carry a bearer token and
+    read JSON, so static files, sessions, sign-in, flash messages and htmx have nothing to do
+    there, and an agent's call does not pay for them. The middleware it wraps have no view,
+    exception or template hooks (the handler would call those on every path)."""
+
+    class PagesOnly(middleware):  # type: ignore[valid-type,misc]
+        def __call__(self, request: HttpRequest) -> HttpResponse:
+            if is_api(request):
+                return self.get_response(request)
+            return super().__call__(request)
+
+    PagesOnly.__name__ = PagesOnly.__qualname__ = middleware.__name__
+    PagesOnly.__doc__ = middleware.__doc__
+    return PagesOnly
+
+
+PageStaticFiles = pages_only(WhiteNoiseMiddleware)
+PageSessions = pages_only(SessionMiddleware)
+PageAuthentication = pages_only(AuthenticationMiddleware)
+PageMessages = pages_only(MessageMiddleware)
+PageHtmx = pages_only(HtmxMiddleware)
 
 
 # -- unexpected errors ----------------------------------------------------------------------

@@ -223,14 +223,15 @@ MIDDLEWARE = [
     "memoryui.middleware.BodyLimitMiddleware",
     "memoryui.middleware.ApiErrorMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # The browser's own (static files, sessions, sign-in, messages, htmx) skip /api/ and /mcp.
+    "memoryui.middleware.PageStaticFiles",
+    "memoryui.middleware.PageSessions",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "memoryui.middleware.PageAuthentication",
+    "memoryui.middleware.PageMessages",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "django_htmx.middleware.HtmxMiddleware",
+    "memoryui.middleware.PageHtmx",
     "memoryui.middleware.SecurityHeadersMiddleware",
     "axes.middleware.AxesMiddleware",  # turns a refused sign-in into the lockout page
 ]

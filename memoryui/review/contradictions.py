@@ -23,9 +23,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Protocol
 
 from memoryui.caches import MEANING_FILES
 from memoryui.search.embeddings import Embedder, embedder
@@ -40,6 +38,11 @@ from .meaning import Match, Passage, Scored, matches, passages_of, pick, scan
 from .queue import resolve
 from .sources import daily_files
 from .targets import TARGET_KINDS, make_target
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from memoryui.search.lazy import numpy as np  # imported when a text is first compared
 
 REPLACE, KEEP, DISMISS = "replace", "keep", "dismiss"
 CHOICES = {REPLACE: "Replaced the old line", KEEP: "Kept both", DISMISS: "Dismissed"}

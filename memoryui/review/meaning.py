@@ -27,9 +27,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Protocol
 
 from memoryui.caches import MEANING_FILES
 from memoryui.search.embeddings import MAX_CHARS, Embedder, embedder
@@ -39,6 +37,11 @@ from memoryui.store import InvalidName, Kind, Store, walk
 from .cues import differences
 from .similar import own_files, paragraph_spans, shared_files
 from .targets import kind_files
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from memoryui.search.lazy import numpy as np  # imported when a text is first compared
 
 DUPLICATE = 0.70
 CONTRADICTION = 0.60

@@ -125,12 +125,12 @@ class Catalogue(CatalogueReads):
     def changed(self, paths: Iterable[str], when: float | None = None) -> None:
         """The store's listener: these files changed; re-state them, then follow HEAD."""
         store = self._store()
+        paths = [p for p in paths if p not in store.host_indexes]  # re-stated by their commit
+        if not store.committer.hosting and (not paths or not self.filled):
+            return  # the committer's to fill (a worker's own write reads nothing here)
         if not self.filled:
-            if store.committer.hosting:
-                self.ensure()  # the committer fills a workspace seen for the first time
+            self.ensure()  # the committer fills a workspace seen for the first time
             return  # the fill lists them
-        # a write left to the committer (Store.host_indexes) is re-stated by its commit
-        paths = [p for p in paths if p not in store.host_indexes]
         if paths:
             self._restat(paths)
             self.follow()

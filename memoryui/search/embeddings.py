@@ -23,9 +23,12 @@ import logging
 import os
 import threading
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from .lazy import numpy as np  # imported when the model loads
 
 log = logging.getLogger(__name__)
 

@@ -24,11 +24,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from .documents import DocReader
 from .embeddings import DIM, Embedder, embedder
 from .passages import Section, sections
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from .lazy import numpy as np  # imported at the first vector read or written
 
 if TYPE_CHECKING:
     from memoryui.store import Store

@@ -19,7 +19,9 @@ and ranks those by exact cosine. Storage is the backend's (`vectors_db.py`).
 from __future__ import annotations
 
 import logging
+import os
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -28,6 +30,7 @@ import numpy as np
 
 from .documents import DocReader
 from .embeddings import DIM, Embedder, embedder
+from .embedworker import HELPER_AFTER, IN_FLIGHT, Answer, Helper, embed_texts
 from .passages import Section, sections
 
 if TYPE_CHECKING:
@@ -103,6 +106,10 @@ class VectorWriter:
         self.changed = clear
         self.removed = clear  # rows went: readers must look for the ids still there
         self.embedded = 0  # passages embedded by this write (tests and the bench read it)
+        self._seen = 0  # documents flushed
+        self._helper: Helper | None = None  # a full build's second core (`embedworker`)
+        self._helper_failed = False
+        self._sent: deque[list[tuple[Doc, Section]]] = deque()  # batches the helper has not answered yet
         if clear:
             storage.clear(conn)
 
@@ -130,10 +137,13 @@ class VectorWriter:
             self.storage.delete_paths(self.conn, [d.path for d in docs])
             self.changed = self.removed = True
             return
+        if self.clear:  # a full build: every passage is new
+            self._seen += len(docs)
+            self._build(docs)
+            return
         old: dict[str, dict[str, list[tuple]]] = {}
-        if not self.clear:
-            for row in self.storage.old_rows(self.conn, [d.path for d in docs]):
-                old.setdefault(row[1], {}).setdefault(row[2], []).append(row)
+        for row in self.storage.old_rows(self.conn, [d.path for d in docs]):
+            old.setdefault(row[1], {}).setdefault(row[2], []).append(row)
         new: list[tuple[Doc, Section]] = []
         keep: list[tuple] = []
         for d in docs:
@@ -156,17 +166,63 @@ class VectorWriter:
         if keep:
             self.storage.relines(self.conn, keep)
         if new:
-            vecs = self.model.embed([s.embedded for _, s in new])
-            codes = sign_code(vecs)
+            self._insert(new, embed_texts(self.model, [s.embedded for _, s in new]))
+        self.changed = self.changed or bool(stale or keep or new)
+
+    def _build(self, docs: list[Doc]) -> None:
+        """A full build's batch: embedded by the helper process once the build is large
+        enough (and there is a core for it), else here."""
+        assert self.model is not None
+        if (self._helper is None and not self._helper_failed and self._seen > HELPER_AFTER
+                and (os.cpu_count() or 1) > 1):
+            try:
+                self._helper = Helper()
+            except OSError as exc:
+                log.warning("search by meaning: no helper process for the build (%s)", exc)
+                self._helper_failed = True
+        cut = [(d, s) for d in docs for s in sections(d.body, d.kind)]
+        if self._helper is None:
+            self._insert(cut, embed_texts(self.model, [s.embedded for _, s in cut]))
+            return
+        self._helper.submit([s.embedded for _, s in cut])
+        self._sent.append(cut)
+        while len(self._sent) > IN_FLIGHT:
+            self._collect()
+
+    def _collect(self) -> None:
+        """Write the oldest batch the helper has; if it died, embed the rest here."""
+        assert self._helper is not None and self.model is not None
+        cut = self._sent.popleft()
+        try:
+            answer = self._helper.answer()
+        except RuntimeError as exc:
+            log.warning("search by meaning: %s; the build goes on in this process", exc)
+            self._helper.close()
+            self._helper, self._helper_failed = None, True
+            for batch in [cut, *self._sent]:
+                self._insert(batch, embed_texts(self.model, [s.embedded for _, s in batch]))
+            self._sent.clear()
+            return
+        self._insert(cut, answer)
+
+    def _insert(self, cut: list[tuple[Doc, Section]], answer: Answer) -> None:
+        codes, vecs = answer
+        if cut:
             self.storage.insert(self.conn, [
                 (d.path, d.scope, d.kind, d.shared, s.heading, s.start_line, s.end_line,
                  s.entry_id, s.digest, s.text, codes[i].tobytes(), vecs[i].tobytes())
-                for i, (d, s) in enumerate(new)])
-            self.embedded += len(new)
-        self.changed = self.changed or bool(stale or keep or new)
+                for i, (d, s) in enumerate(cut)])
+            self.embedded += len(cut)
+            self.changed = True
 
     def finish(self) -> None:
         self.flush()
+        if self._helper is not None:
+            while self._sent and self._helper is not None:
+                self._collect()
+            if self._helper is not None:
+                self._helper.close()
+                self._helper = None
         if self.changed:
             self.storage.bump(self.conn, self.model.name if self.model is not None else "",
                               self.removed)

@@ -24,6 +24,7 @@ import queue
 import subprocess
 import sys
 import threading
+import weakref
 from pathlib import Path
 from typing import IO, Any
 
@@ -65,7 +66,8 @@ def _read_frame(inp: IO[bytes]) -> Any:
 
 
 class Helper:
-    """The helper process seen from the build: `submit` a batch, `answer` the oldest one."""
+    """The helper process seen from the build: `submit` a batch, `answer` the oldest one.
+    A build that fails midway drops its Helper: the process is stopped then as well."""
 
     def __init__(self) -> None:
         root = str(Path(__file__).resolve().parents[2])  # where `memoryui` is imported from
@@ -77,23 +79,9 @@ class Helper:
         # A thread feeds the child's stdin, so the build never blocks writing a batch while
         # the child blocks writing an answer nobody reads yet.
         self._outbox: queue.Queue = queue.Queue()
-        self._feeder = threading.Thread(target=self._feed, name="memoryui-embed-feeder",
-                                        daemon=True)
-        self._feeder.start()
-
-    def _feed(self) -> None:
-        stdin = self._proc.stdin
-        assert stdin is not None
-        try:
-            while (batch := self._outbox.get()) is not None:
-                _write_frame(stdin, batch)
-        except OSError:  # the child died: `answer` finds out and the build goes on in process
-            pass
-        finally:
-            try:
-                stdin.close()
-            except OSError:
-                pass
+        threading.Thread(target=_feed, args=(self._proc.stdin, self._outbox),
+                         name="memoryui-embed-feeder", daemon=True).start()
+        self._stop = weakref.finalize(self, _stop, self._proc, self._outbox)
 
     def submit(self, batch: list[str]) -> None:
         self._outbox.put(batch)
@@ -106,14 +94,33 @@ class Helper:
         return got
 
     def close(self) -> None:
-        self._outbox.put(None)
+        self._stop()
+
+
+def _feed(stdin: IO[bytes], outbox: queue.Queue) -> None:
+    try:
+        while (batch := outbox.get()) is not None:
+            _write_frame(stdin, batch)
+    except OSError:  # the child died: `answer` finds out and the build goes on in process
+        pass
+    finally:
         try:
-            self._proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait()
-        if self._proc.stdout is not None:
-            self._proc.stdout.close()
+            stdin.close()
+        except OSError:
+            pass
+
+
+def _stop(proc: subprocess.Popen, outbox: queue.Queue) -> None:
+    """Its stdin closed (it exits when it has read all), our end of its answers closed (an
+    answer nobody will read does not hold it up), then reaped."""
+    outbox.put(None)
+    if proc.stdout is not None:
+        proc.stdout.close()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def main() -> int:
@@ -121,8 +128,11 @@ def main() -> int:
     if model is None:
         return 1
     inp, out = sys.stdin.buffer, sys.stdout.buffer
-    while (batch := _read_frame(inp)) is not None:
-        _write_frame(out, embed_texts(model, batch))
+    try:
+        while (batch := _read_frame(inp)) is not None:
+            _write_frame(out, embed_texts(model, batch))
+    except BrokenPipeError:  # the build stopped reading: it failed or gave up on us
+        return 0
     return 0
 
 

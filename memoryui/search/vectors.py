@@ -109,7 +109,7 @@ class VectorWriter:
         self._seen = 0  # documents flushed
         self._helper: Helper | None = None  # a full build's second core (`embedworker`)
         self._helper_failed = False
-        self._sent: deque[list[tuple[Doc, Section]]] = deque()  # batches the helper has not answered yet
+        self._sent: deque[list[tuple[Doc, Section]]] = deque()  # not answered yet
         if clear:
             storage.clear(conn)
 

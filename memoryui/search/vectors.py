@@ -42,8 +42,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("memoryui.search")
 
 WRITE_BATCH = 256  # documents embedded at once while indexing
-RERANK = 256  # passages re-ranked by exact cosine after the bit-level pass (at least)
+RERANK = 256  # passages re-ranked by exact cosine after the bit-level passes (at least)
+WIDEN = 16  # the Hamming pass keeps this many times RERANK for the finer pass on signs
 CODE_WORDS = DIM // 64  # uint64 words of a passage's sign bits
+CODE_BYTES = DIM // 8
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,22 @@ def closest(codes: np.ndarray, code: np.ndarray, mask: np.ndarray | None,
     if len(rows) > want * 2:  # many at the cut's distance: keep the nearest
         rows = rows[np.argpartition(distance[rows], want)[:want]]
     return rows
+
+
+_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.float32)
+
+
+def refine(codes: np.ndarray, rows: np.ndarray, query: np.ndarray, want: int) -> np.ndarray:
+    """The `want` of `rows` whose sign bits agree best with the query's own values (the
+    query's vector dotted with each passage's signs, by a table of each byte's part): far
+    closer to the cosine than the Hamming distance between two sets of signs, and cheap on
+    a few thousand rows."""
+    if len(rows) <= want:
+        return rows
+    table = _BYTE_BITS @ query.reshape(CODE_BYTES, 8).T  # (byte value, byte position)
+    data = np.ascontiguousarray(codes[:, rows].T).view(np.uint8)  # (rows, CODE_BYTES)
+    estimate = table[data, np.arange(CODE_BYTES)].sum(axis=1)
+    return rows[np.argpartition(-estimate, want)[:want]]
 
 
 class VectorWriter:
@@ -375,7 +393,9 @@ class VectorSearch:
         if not len(bits.ids) or (mask is not None and not mask.any()):
             return []
         want = max(RERANK, k * 8 + len(exclude_paths or ()) * 4)
-        rows = closest(bits.codes, sign_code(query[None, :]).view(np.uint64)[0], mask, want)
+        rows = closest(bits.codes, sign_code(query[None, :]).view(np.uint64)[0], mask,
+                       max(want * 2, RERANK * WIDEN))
+        rows = refine(bits.codes, rows, query, want)
         ids = [int(i) for i in bits.ids[rows]]
         scored = self.vectors.vectors_of(ids)  # (id, path, vec): the exact ranking
         if exclude_paths:

@@ -156,7 +156,7 @@ def test_the_pass_on_signs_keeps_more_true_neighbours_than_hamming_alone() -> No
     import numpy as np
 
     from memoryui.search.embeddings import DIM
-    from memoryui.search.vectors import CODE_WORDS, closest, refine, sign_code
+    from memoryui.search.signbits import CODE_WORDS, closest, refine, sign_code
 
     rng = np.random.default_rng(7)
     vecs = rng.standard_normal((20_000, DIM)).astype(np.float32)

@@ -14,8 +14,12 @@ chooses:
 - **dismiss**: not a contradiction; the pair is not flagged again.
 
 Each choice is remembered per (entry, file, passage wording) in the `Verdicts` store (the
-database, `state.OrmVerdicts`); a passage reworded since is a new pair. Plain Python: no
-Django.
+database, `state.OrmVerdicts`); a passage reworded since is a new pair.
+
+A proposed change's added statements are candidates the same way (`for_proposals`, shown
+on its card; `against_file` for the curated file's page): the lead keeps both or dismisses
+there, remembered per statement wording, and approves or rejects the proposal as any other.
+Plain Python: no Django.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from memoryui.caches import MEANING_FILES
 from memoryui.search.embeddings import Embedder, embedder
+from memoryui.secrets import added_lines
 from memoryui.store import Actor, InvalidName, Kind, Store
 from memoryui.store.layout import Address
 
@@ -34,8 +39,11 @@ from .actions import promote_entries
 from .entries import Item, items_of, stamp_of
 from .errors import ReviewError
 from .ledger import Ledger
-from .meaning import Match, Passage, Scored, matches, passages_of, pick, scan
+from .meaning import Match, Passage, Scored, cached_file, matches, passages_of, pick, scan
+from .meaning import digest as wording
+from .meaning import shared_and_skills as shared_curated
 from .queue import resolve
+from .similar import own_files, paragraph_spans
 from .sources import daily_files
 from .targets import TARGET_KINDS, make_target
 
@@ -232,3 +240,120 @@ def decide(store: Store, ledger: Ledger, verdicts: Verdicts, *, user: str, key: 
     old = find(store, path, digest)
     verdicts.record(pair_of(items[0], old), choice, user)
     return items[0]
+
+
+# -- proposals ---------------------------------------------------------------------------
+# A proposal's added statements (the paragraphs, list items and table rows of its proposed
+# text that hold an added line) are compared with the curated passages of every other
+# curated file (global memory, world topics, skills, each scope's MEMORY.md) and with the
+# lines of its own file that it keeps: a line it replaces is in its diff already. The
+# lead keeps both or dismisses (remembered per statement wording and passage wording, so
+# the same pair is not flagged again, in this proposal or a later one for the file); the
+# proposal itself is approved or rejected as any other.
+
+Proposed = tuple[str, str | None, str | None]  # (its file's path, current text, proposed)
+
+
+@dataclass
+class ProposalCandidate:
+    """A statement a proposal adds and a curated passage it may contradict."""
+
+    path: str  # the proposal's file
+    start: int  # the statement's lines in the proposed text
+    end: int
+    text: str
+    match: Match
+
+    @property
+    def statement(self) -> str:
+        return statement_id(self.text)
+
+    @property
+    def pair(self) -> Pair:
+        return (self.path, self.statement, self.match.passage.path, self.match.passage.digest)
+
+
+def statement_id(text: str) -> str:
+    """Names a proposed statement by its wording (what a verdict about it is kept under)."""
+    return "proposed-" + wording(text)
+
+
+def _statements(path: str, current: str | None, proposed: str | None
+                ) -> tuple[list[Passage], list[Passage]]:
+    """(the statements a proposal adds, the passages of its file it keeps as they are)."""
+    if not proposed:
+        return [], []
+    added = {n for n, _line in added_lines(current, proposed)}
+    spans = [Passage(path, s, e, t) for s, e, t in paragraph_spans(proposed)]
+    new = [p for p in spans if any(n in added for n in range(p.start, p.end + 1))]
+    same = {p.digest for p in spans} - {p.digest for p in new}
+    # as they stand in the current file: their lines there are what a page links to
+    kept = [p for p in passages_of(None, path, current or "") if p.digest in same]
+    return new, kept
+
+
+def _curated_files(store: Store) -> list[tuple[str, tuple[float, int]]]:
+    files = shared_curated(store)
+    for scope in store.scopes():
+        files += own_files(store, scope)
+    return files
+
+
+def for_proposals(store: Store, verdicts: Verdicts, proposals: Sequence[Proposed]
+                  ) -> list[list[ProposalCandidate]] | None:
+    """For each proposal, its undecided contradiction candidates (at most MAX_CONFLICTS per
+    statement, best first); None when the model cannot load. Each curated file is scored
+    against every statement of the page at once."""
+    model = embedder()
+    if model is None:
+        return None
+    cut = [_statements(path, cur, new) for path, cur, new in proposals]
+    texts = [(i, p) for i, (new, _kept) in enumerate(cut) for p in new]
+    if not texts:
+        return [[] for _p in proposals]
+    vectors = model.embed([p.text for _i, p in texts])
+    found: list[Scored] = [[] for _t in texts]
+    for path, stamp in _curated_files(store):
+        rows = [r for r, (i, _p) in enumerate(texts) if proposals[i][0] != path]
+        if rows:
+            scan(*cached_file(store, model, path, stamp), vectors[rows], found, rows)
+    for i, (_new, kept) in enumerate(cut):
+        rows = [r for r, (j, _p) in enumerate(texts) if j == i]
+        if kept and rows:
+            scan(kept, model.embed([p.text for p in kept]), vectors[rows], found, rows)
+    out: list[list[ProposalCandidate]] = [[] for _p in proposals]
+    for (i, p), close in zip(texts, found, strict=True):
+        out[i] += [ProposalCandidate(p.path, p.start, p.end, p.text, m)
+                   for m in pick(close, p.text)[1]]
+    done = verdicts.decided([c.pair for cs in out for c in cs])
+    return [[c for c in cs if c.pair not in done][:MAX_ON_PAGE] for cs in out]
+
+
+def against_file(store: Store, verdicts: Verdicts, target: str,
+                 proposals: Sequence[Proposed]) -> list[ProposalCandidate]:
+    """The open proposals' statements that may contradict a passage of the file at `target`
+    (what its page shows beside the entries of `in_file`)."""
+    found = for_proposals(store, verdicts, proposals) or []
+    return [c for cs in found for c in cs if c.match.passage.path == target][:MAX_ON_PAGE]
+
+
+def decide_proposal(store: Store, verdicts: Verdicts, *, user: str, proposal: Proposed,
+                    statement: str, path: str, digest: str, choice: str) -> None:
+    """Keep both or dismiss a proposal's candidate: remembered, nothing changes. The
+    statement must be one the proposal adds, the passage one that reads as it did."""
+    if choice not in (KEEP, DISMISS):
+        raise ReviewError("choose keep or dismiss (approve or reject the proposal itself)")
+    own, current, proposed = proposal
+    new, kept = _statements(own, current, proposed)
+    said = [p for p in new if statement_id(p.text) == statement]
+    if not said:
+        raise ReviewError("this proposal does not add that statement (any more); reload "
+                          "the page")
+    if path == own:
+        if not any(p.digest == digest for p in kept):
+            raise ReviewError(f"the line of {path} this statement contradicts has changed "
+                              "since; reload the page")
+    else:
+        _curated(store, path)
+        find(store, path, digest)
+    verdicts.record((own, statement, path, digest), choice, user)

@@ -118,16 +118,18 @@ def _read(store: Store, path: str) -> str | None:
     return None if data is None else data.decode("utf-8", "replace")
 
 
-def passages_of(store: Store, path: str, text: str | None = None) -> list[Passage]:
+def passages_of(store: Store | None, path: str, text: str | None = None) -> list[Passage]:
     """The passages of a curated file (read without following a link when `text` is None)."""
-    text = _read(store, path) if text is None else text
+    if text is None and store is not None:
+        text = _read(store, path)
     if text is None:
         return []
     return [Passage(path, s, e, t) for s, e, t in paragraph_spans(text)]
 
 
-def _file(store: Store, model: Embedder, path: str, stamp: tuple[float, int]
-          ) -> tuple[list[Passage], np.ndarray]:
+def cached_file(store: Store, model: Embedder, path: str, stamp: tuple[float, int]
+                ) -> tuple[list[Passage], np.ndarray]:
+    """A curated file's passages and their rows, embedded once per stamp."""
     key = (str(store.root), path)
     hit = MEANING_FILES.get(key)
     if hit and hit[0] == stamp:
@@ -138,7 +140,7 @@ def _file(store: Store, model: Embedder, path: str, stamp: tuple[float, int]
     return value
 
 
-def _shared(store: Store) -> Files:
+def shared_and_skills(store: Store) -> Files:
     """(path, stamp) of global memory, the world topics and the skills: what every entry is
     compared with, beside its scope's MEMORY.md."""
     skills = [(p, (mtime, size)) for p, _n, mtime, size in kind_files(store, Kind.SKILL)]
@@ -193,15 +195,15 @@ def matches(store: Store, texts: Sequence[tuple[str | None, str]],
     if vectors is None:
         vectors = model.embed([t for _s, t in texts])
     found: list[Scored] = [[] for _t in texts]
-    for path, stamp in _shared(store):
-        scan(*_file(store, model, path, stamp), vectors, found)
+    for path, stamp in shared_and_skills(store):
+        scan(*cached_file(store, model, path, stamp), vectors, found)
     by_scope: dict[str, list[int]] = {}
     for i, (scope, _t) in enumerate(texts):
         if scope:
             by_scope.setdefault(scope, []).append(i)
     for scope, rows in by_scope.items():
         for path, stamp in own_files(store, scope):
-            scan(*_file(store, model, path, stamp), vectors[rows], found, rows)
+            scan(*cached_file(store, model, path, stamp), vectors[rows], found, rows)
     return [pick(f, t) for f, (_s, t) in zip(found, texts, strict=True)]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import cached_property
 
 from memoryui.store import Kind
 from memoryui.store.entries import parse_daily
@@ -29,14 +30,14 @@ class Section:
     text: str
     entry_id: str | None = None  # the daily entry it is, for daily logs
 
-    @property
+    @cached_property
     def embedded(self) -> str:
         """What is embedded: the heading gives a paragraph its context."""
         if self.heading and not self.text.lstrip("# ").startswith(self.heading):
             return f"{self.heading}\n{self.text}"
         return self.text
 
-    @property
+    @cached_property
     def digest(self) -> str:
         return hashlib.blake2b(self.embedded.encode("utf-8", "replace"),
                                digest_size=16).hexdigest()

@@ -11,22 +11,27 @@ Reading (`VectorSearch.nearest`): each row also holds the vector's sign bits (32
 dimensions). A process keeps only those bits, the row ids and small scope and kind numbers
 (about 46 bytes a passage, so a million passages take ~46 MB per worker, not the 1 GB their
 float32 vectors would), refreshed by generation: new rows are read as they come, removed
-ones found by their ids. A query ranks every passage by Hamming distance (numpy's
-bitwise_count), then reads the float32 vectors of the closest few hundred from the database
-and ranks those by exact cosine. Storage is the backend's (`vectors_db.py`).
+ones found by their ids (`signbits.Bits`). A query ranks every passage by Hamming distance
+(numpy's bitwise_count), the nearest few thousand by its vector dotted with their signs, then
+reads the float32 vectors of the best few hundred from the database and ranks those by exact
+cosine. Storage is the backend's (`vectors_db.py`).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .documents import DocReader
 from .embeddings import DIM, Embedder, embedder
+from .embedworker import HELPER_AFTER, IN_FLIGHT, Answer, Helper, embed_texts
 from .passages import Section, sections
+from .signbits import Bits, closest, refine, sign_code
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,8 +47,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("memoryui.search")
 
 WRITE_BATCH = 256  # documents embedded at once while indexing
-RERANK = 256  # passages re-ranked by exact cosine after the bit-level pass (at least)
-CODE_WORDS = DIM // 64  # uint64 words of a passage's sign bits
+RERANK = 256  # passages re-ranked by exact cosine after the bit-level passes (at least)
+WIDEN = 16  # the Hamming pass keeps this many times RERANK for the finer pass on signs
 
 
 @dataclass(frozen=True)
@@ -59,38 +64,10 @@ class Passage:
     entry_id: str | None = None  # the daily entry the passage is (daily logs)
 
 
-def sign_code(vectors: np.ndarray) -> np.ndarray:
-    """Each row's sign bits, packed: (n, DIM // 8) uint8."""
-    return np.packbits(vectors > 0, axis=1)
-
-
 def query_vector(model: Embedder, text: str) -> np.ndarray | None:
     """The text's vector, or None when the model knows none of its words (a zero row)."""
     vec = model.embed([text])[0]
     return vec if np.any(vec) else None
-
-
-def closest(codes: np.ndarray, code: np.ndarray, mask: np.ndarray | None,
-            want: int) -> np.ndarray:
-    """Columns of `codes` (those `mask` allows) about the `want` nearest `code` in Hamming
-    distance: a histogram of the distances gives the cut (an argpartition of a million
-    rows costs more than the distances themselves)."""
-    words, n = codes.shape
-    distance = np.zeros(n, dtype=np.uint16)
-    scratch, counted = np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.uint8)
-    for w in range(words):
-        np.bitwise_xor(codes[w], code[w], out=scratch)
-        np.bitwise_count(scratch, out=counted)
-        distance += counted
-    far = words * 64 + 1
-    if mask is not None:
-        distance[~mask] = far
-    histogram = np.cumsum(np.bincount(distance, minlength=far + 1))
-    cut = min(int(np.searchsorted(histogram, want)), far - 1)
-    rows = np.flatnonzero(distance <= cut)
-    if len(rows) > want * 2:  # many at the cut's distance: keep the nearest
-        rows = rows[np.argpartition(distance[rows], want)[:want]]
-    return rows
 
 
 class VectorWriter:
@@ -106,6 +83,10 @@ class VectorWriter:
         self.changed = clear
         self.removed = clear  # rows went: readers must look for the ids still there
         self.embedded = 0  # passages embedded by this write (tests and the bench read it)
+        self._seen = 0  # documents flushed
+        self._helper: Helper | None = None  # a full build's second core (`embedworker`)
+        self._helper_failed = False
+        self._sent: deque[list[tuple[Doc, Section]]] = deque()  # not answered yet
         if clear:
             storage.clear(conn)
 
@@ -133,10 +114,13 @@ class VectorWriter:
             self.storage.delete_paths(self.conn, [d.path for d in docs])
             self.changed = self.removed = True
             return
+        if self.clear:  # a full build: every passage is new
+            self._seen += len(docs)
+            self._build(docs)
+            return
         old: dict[str, dict[str, list[tuple]]] = {}
-        if not self.clear:
-            for row in self.storage.old_rows(self.conn, [d.path for d in docs]):
-                old.setdefault(row[1], {}).setdefault(row[2], []).append(row)
+        for row in self.storage.old_rows(self.conn, [d.path for d in docs]):
+            old.setdefault(row[1], {}).setdefault(row[2], []).append(row)
         new: list[tuple[Doc, Section]] = []
         keep: list[tuple] = []
         for d in docs:
@@ -159,83 +143,66 @@ class VectorWriter:
         if keep:
             self.storage.relines(self.conn, keep)
         if new:
-            vecs = self.model.embed([s.embedded for _, s in new])
-            codes = sign_code(vecs)
+            self._insert(new, embed_texts(self.model, [s.embedded for _, s in new]))
+        self.changed = self.changed or bool(stale or keep or new)
+
+    def _build(self, docs: list[Doc]) -> None:
+        """A full build's batch: embedded by the helper process once the build is large
+        enough (and there is a core for it), else here."""
+        assert self.model is not None
+        if (self._helper is None and not self._helper_failed and self._seen > HELPER_AFTER
+                and (os.cpu_count() or 1) > 1):
+            try:
+                self._helper = Helper()
+            except OSError as exc:
+                log.warning("search by meaning: no helper process for the build (%s)", exc)
+                self._helper_failed = True
+        cut = [(d, s) for d in docs for s in sections(d.body, d.kind)]
+        if self._helper is None:
+            self._insert(cut, embed_texts(self.model, [s.embedded for _, s in cut]))
+            return
+        self._helper.submit([s.embedded for _, s in cut])
+        self._sent.append(cut)
+        while len(self._sent) > IN_FLIGHT:
+            self._collect()
+
+    def _collect(self) -> None:
+        """Write the oldest batch the helper has; if it died, embed the rest here."""
+        assert self._helper is not None and self.model is not None
+        cut = self._sent.popleft()
+        try:
+            answer = self._helper.answer()
+        except RuntimeError as exc:
+            log.warning("search by meaning: %s; the build goes on in this process", exc)
+            self._helper.close()
+            self._helper, self._helper_failed = None, True
+            for batch in [cut, *self._sent]:
+                self._insert(batch, embed_texts(self.model, [s.embedded for _, s in batch]))
+            self._sent.clear()
+            return
+        self._insert(cut, answer)
+
+    def _insert(self, cut: list[tuple[Doc, Section]], answer: Answer) -> None:
+        codes, vecs = answer
+        if cut:
             self.storage.insert(self.conn, [
                 (d.path, d.scope, d.kind, d.shared, s.heading, s.start_line, s.end_line,
                  s.entry_id, s.digest, s.text, codes[i].tobytes(), vecs[i].tobytes())
-                for i, (d, s) in enumerate(new)])
-            self.embedded += len(new)
-        self.changed = self.changed or bool(stale or keep or new)
+                for i, (d, s) in enumerate(cut)])
+            self.embedded += len(cut)
+            self.changed = True
 
     def finish(self) -> None:
         self.flush()
+        if self._helper is not None:
+            while self._sent and self._helper is not None:
+                self._collect()
+            if self._helper is not None:
+                self._helper.close()
+                self._helper = None
         if self.changed:
             self.storage.bump(self.conn, self.model.name if self.model is not None else "",
                               self.removed)
-
-
-class _Bits:
-    """One process's view of the passages: ids, sign bits, scope and kind numbers."""
-
-    def __init__(self) -> None:
-        self.generation: tuple[str, str] | None = None  # none read yet
-        self.ids = np.zeros(0, dtype=np.int64)
-        # one row per 64-bit word, one column per passage: each word's XOR and popcount
-        # runs over contiguous memory (4x faster than summing across a (n, 4) array)
-        self.codes = np.zeros((CODE_WORDS, 0), dtype=np.uint64)
-        self.scopes = np.zeros(0, dtype=np.int32)
-        self.kinds = np.zeros(0, dtype=np.int16)
-        self.shared = np.zeros(0, dtype=bool)
-        self.scope_no: dict[str, int] = {}
-        self.kind_no: dict[str, int] = {}
-
-    @property
-    def max_id(self) -> int:
-        return int(self.ids[-1]) if len(self.ids) else 0
-
-    def append(self, rows: Iterable[tuple]) -> None:
-        ids, codes, scopes, kinds, shared = [], [], [], [], []
-        for rid, scope, kind, sh, code in rows:
-            ids.append(rid)
-            codes.append(bytes(code))
-            scopes.append(self.scope_no.setdefault(scope, len(self.scope_no)))
-            kinds.append(self.kind_no.setdefault(kind, len(self.kind_no)))
-            shared.append(bool(sh))
-        if not ids:
-            return
-        bits = np.frombuffer(b"".join(codes), dtype=np.uint64).reshape(len(ids), CODE_WORDS)
-        self.ids = np.concatenate([self.ids, np.asarray(ids, dtype=np.int64)])
-        self.codes = np.concatenate([self.codes, bits.T], axis=1)
-        self.scopes = np.concatenate([self.scopes, np.asarray(scopes, dtype=np.int32)])
-        self.kinds = np.concatenate([self.kinds, np.asarray(kinds, dtype=np.int16)])
-        self.shared = np.concatenate([self.shared, np.asarray(shared, dtype=bool)])
-
-    def keep(self, live: np.ndarray) -> None:
-        mask = np.isin(self.ids, live, assume_unique=True)
-        self.ids, self.codes = self.ids[mask], self.codes[:, mask]
-        self.scopes, self.kinds, self.shared = self.scopes[mask], self.kinds[mask], \
-            self.shared[mask]
-
-    def mask(self, scopes: Iterable[str] | None, kinds: Iterable[str] | None,
-             visible_to: str | None) -> np.ndarray | None:
-        """Rows the filters let through (None: all of them)."""
-        out: np.ndarray | None = None
-
-        def narrow(m: np.ndarray) -> None:
-            nonlocal out
-            out = m if out is None else out & m
-
-        if scopes is not None:
-            nos = [self.scope_no[s] for s in scopes if s in self.scope_no]
-            narrow(np.isin(self.scopes, np.asarray(nos, dtype=np.int32)))
-        if kinds is not None:
-            nos = [self.kind_no[k] for k in kinds if k in self.kind_no]
-            narrow(np.isin(self.kinds, np.asarray(nos, dtype=np.int16)))
-        if visible_to is not None:  # the layout's read rule, as the keyword filters apply it
-            own = self.scope_no.get(visible_to, -1) if visible_to else -1
-            narrow(self.shared | (self.scopes == own))
-        return out
 
 
 class VectorSearch:
@@ -243,11 +210,11 @@ class VectorSearch:
 
     vectors: VectorStorage
 
-    def _bits(self) -> _Bits:
+    def _bits(self) -> Bits:
         """This process's bits, current with the stored generation."""
         lock: threading.Lock = self.__dict__.setdefault("_bits_lock", threading.Lock())
         with lock:
-            bits: _Bits = self.__dict__.setdefault("_bits_cache", _Bits())
+            bits: Bits = self.__dict__.setdefault("_bits_cache", Bits())
             generation = self.vectors.generation()
             if generation == bits.generation:
                 return bits
@@ -257,7 +224,7 @@ class VectorSearch:
                 live = np.fromiter(self.vectors.live_ids(), dtype=np.int64)
                 bits.keep(live)
                 if len(live) != len(bits.ids):  # the table was made anew: read it whole
-                    bits = self.__dict__["_bits_cache"] = _Bits()
+                    bits = self.__dict__["_bits_cache"] = Bits()
                     bits.append(self.vectors.rows_after(0))
             bits.generation = generation
             return bits
@@ -322,7 +289,9 @@ class VectorSearch:
         if not len(bits.ids) or (mask is not None and not mask.any()):
             return []
         want = max(RERANK, k * 8 + len(exclude_paths or ()) * 4)
-        rows = closest(bits.codes, sign_code(query[None, :]).view(np.uint64)[0], mask, want)
+        rows = closest(bits.codes, sign_code(query[None, :]).view(np.uint64)[0], mask,
+                       max(want * 2, RERANK * WIDEN))
+        rows = refine(bits.codes, rows, query, want)
         ids = [int(i) for i in bits.ids[rows]]
         scored = self.vectors.vectors_of(ids)  # (id, path, vec): the exact ranking
         if exclude_paths:

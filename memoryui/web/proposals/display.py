@@ -1,8 +1,9 @@
 """A proposal as the inbox draws it: its diff against the current file (source rows and
 the rendered prose diff, invisible characters marked in both), the secrets its lines would
 bring in, where memory already states what it adds, and which other proposals on the page
-say the same thing. Thin over `web.diffview`, `web.diffsource`, `secrets` and
-`review.similar`, the machinery the entry queue and the history pages use.
+say the same thing, and the curated lines its added statements may contradict. Thin over
+`web.diffview`, `web.diffsource`, `secrets`, `review.similar` and `review.contradictions`,
+the machinery the entry queue and the history pages use.
 """
 
 from __future__ import annotations
@@ -11,7 +12,10 @@ from dataclasses import dataclass, field
 
 from memoryui.proposing import ProposalView
 from memoryui.rendering import too_large
+from memoryui.review import contradictions
+from memoryui.review.contradictions import ProposalCandidate
 from memoryui.review.similar import Known, already_known, group
+from memoryui.review.state import VERDICTS
 from memoryui.secrets import Finding, added_lines
 from memoryui.store import Store
 from memoryui.web.common import fulltime
@@ -34,6 +38,7 @@ class Card:
     known: Known | None = None
     similar: list[str] = field(default_factory=list)  # ids of the other proposals
     invisibles: int = 0
+    conflicts: list[ProposalCandidate] = field(default_factory=list)
 
     @property
     def dom_id(self) -> str:
@@ -81,10 +86,23 @@ def card(store: Store, p: ProposalView, *, prose: bool) -> Card:
                 invisibles=invisible.count(added))
 
 
+def mark_conflicts(store: Store, shown: list[Card]) -> None:
+    """Contradiction candidates on the open cards (one pass over the page; none when the
+    model cannot load)."""
+    todo = [c for c in shown if c.p.status == "open" and c.diff is not None]
+    if not todo:
+        return
+    found = contradictions.for_proposals(store, VERDICTS, [
+        (c.p.path, c.p.current_text, c.p.proposed_text) for c in todo]) or []
+    for c, conflicts in zip(todo, found, strict=True):
+        c.conflicts = conflicts
+
+
 def cards(store: Store, proposals: list[ProposalView], *, prose: bool) -> list[Card]:
-    """Cards for a page of proposals, with "already known" and near-duplicate marks as the
-    entry queue computes them (one pass over the page)."""
+    """Cards for a page of proposals, with "already known", near-duplicate and
+    contradiction marks as the entry queue computes them (one pass over the page)."""
     out = [card(store, p, prose=prose) for p in proposals]
+    mark_conflicts(store, out)
     known = already_known(store, [(c.p.scope or None, c.added) for c in out])
     for c, k in zip(out, known, strict=True):
         c.known = k

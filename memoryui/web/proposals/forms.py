@@ -94,3 +94,15 @@ class Bulk(Next):
         if data.get("action") == "reject" and not data.get("reason"):
             self.add_error("reason", "give a reason for rejecting: the agent's author reads it")
         return data
+
+
+class Conflict(Next):
+    """Keep both or dismiss a contradiction candidate on a proposal's card."""
+
+    statement = forms.RegexField(regex=r"^proposed-[0-9a-f]{16}$", error_messages={
+        "invalid": "not a proposed statement; reload the page"})
+    path = forms.CharField(max_length=1024)
+    digest = forms.RegexField(regex=r"^[0-9a-f]{16}$", error_messages={
+        "invalid": "not a line reference; reload the page"})
+    choice = forms.ChoiceField(choices=[("keep", "keep"), ("dismiss", "dismiss")],
+                               error_messages={"invalid_choice": "choose keep or dismiss"})

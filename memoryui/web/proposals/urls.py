@@ -11,4 +11,5 @@ urlpatterns = [
     path("<str:pk>/approve/", views.approve, name="proposal_approve"),
     path("<str:pk>/edit/", views.edit, name="proposal_edit"),
     path("<str:pk>/reject/", views.reject, name="proposal_reject"),
+    path("<str:pk>/conflict/", views.conflict, name="proposal_conflict"),
 ]

@@ -5,7 +5,7 @@ Viewers read; curators approve, edit then approve, and reject (one, or a selecti
 the filters). Every page works without JavaScript (plain forms, redirects); htmx swaps the
 decided card in place. A decision another curator made first is a 409 naming who and when;
 a stale proposal that cannot merge opens the conflict view (its editor), never overwriting
-the newer file.
+the newer file. A contradiction candidate on a card is kept or dismissed (remembered).
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from django.utils.html import format_html
 
 from memoryui import proposing
 from memoryui.proposing import ProposalView
+from memoryui.review import contradictions
+from memoryui.review.state import VERDICTS
 from memoryui.roles import CURATOR, VIEWER, has_role
 from memoryui.store.merge import has_conflict_markers
 from memoryui.web.common import actor_of, error_page, normalize_text, render_page, vary
@@ -88,8 +90,10 @@ def inbox(request: HttpRequest) -> HttpResponse:
 @role_view(VIEWER, "GET")
 def detail(request: HttpRequest, pk: str) -> HttpResponse:
     p = _found(pk)
-    ctx = {**page_context(request), "single": True,
-           "c": display.card(get_store(), p, prose=prefers_prose(request))}
+    store = get_store()
+    c = display.card(store, p, prose=prefers_prose(request))
+    display.mark_conflicts(store, [c])
+    ctx = {**page_context(request), "single": True, "c": c}
     return render_page(request, T + "detail.html", ctx, path=p.path)
 
 
@@ -102,7 +106,9 @@ def decided(request: HttpRequest, exc: proposing.AlreadyDecided) -> HttpResponse
 def _done(request: HttpRequest, pk: str, nxt: str) -> HttpResponse:
     """After a decision: htmx swaps the card (now decided) in place, else a redirect."""
     if request.htmx:
-        c = display.card(get_store(), proposing.get(pk), prose=prefers_prose(request))
+        store = get_store()
+        c = display.card(store, proposing.get(pk), prose=prefers_prose(request))
+        display.mark_conflicts(store, [c])
         return vary(render(request, T + "_decided_oob.html",
                            {**page_context(request), "c": c, "next": nxt}))
     return HttpResponseRedirect(nxt)
@@ -226,3 +232,23 @@ def bulk(request: HttpRequest) -> HttpResponse:
         resp["HX-Redirect"] = nxt  # the page's cards, counts and pages all change
         return vary(resp)
     return HttpResponseRedirect(nxt)
+
+
+@role_view(CURATOR, "POST", htmx=True)
+def conflict(request: HttpRequest, pk: str) -> HttpResponse:
+    """Keep both or dismiss a contradiction candidate (remembered; nothing changes). The
+    proposal itself is approved or rejected with its own buttons."""
+    data = valid(forms.Conflict(request.POST))
+    p = _found(pk)
+    if p.status != "open" or not p.available:
+        return error_page(request, "This proposal is not open here: there is nothing to "
+                          "flag on it.", 409, title="Not open",
+                          back=reverse("proposal", args=[p.id]))
+    contradictions.decide_proposal(
+        get_store(), VERDICTS, user=actor_of(request).name,
+        proposal=(p.path, p.current_text, p.proposed_text), statement=data["statement"],
+        path=data["path"], digest=data["digest"], choice=data["choice"])
+    messages.success(request, "Kept both; this pair is not flagged again."
+                     if data["choice"] == contradictions.KEEP
+                     else "Dismissed; this pair is not flagged again.")
+    return _done(request, pk, back(request, data["next"]))

@@ -299,11 +299,11 @@ def _curated_files(store: Store) -> list[tuple[str, tuple[float, int]]]:
     return files
 
 
-def for_proposals(store: Store, verdicts: Verdicts, proposals: Sequence[Proposed]
-                  ) -> list[list[ProposalCandidate]] | None:
+def for_proposals(store: Store, verdicts: Verdicts, proposals: Sequence[Proposed],
+                  only: str | None = None) -> list[list[ProposalCandidate]] | None:
     """For each proposal, its undecided contradiction candidates (at most MAX_CONFLICTS per
-    statement, best first); None when the model cannot load. Each curated file is scored
-    against every statement of the page at once."""
+    statement, best first); None when the model cannot load. Each curated file (`only`:
+    that one file) is scored against every statement of the page at once."""
     model = embedder()
     if model is None:
         return None
@@ -313,13 +313,14 @@ def for_proposals(store: Store, verdicts: Verdicts, proposals: Sequence[Proposed
         return [[] for _p in proposals]
     vectors = model.embed([p.text for _i, p in texts])
     found: list[Scored] = [[] for _t in texts]
-    for path, stamp in _curated_files(store):
+    files = _curated_files(store)
+    for path, stamp in files if only is None else [f for f in files if f[0] == only]:
         rows = [r for r, (i, _p) in enumerate(texts) if proposals[i][0] != path]
         if rows:
             scan(*cached_file(store, model, path, stamp), vectors[rows], found, rows)
     for i, (_new, kept) in enumerate(cut):
         rows = [r for r, (j, _p) in enumerate(texts) if j == i]
-        if kept and rows:
+        if kept and rows and only in (None, proposals[i][0]):
             scan(kept, model.embed([p.text for p in kept]), vectors[rows], found, rows)
     out: list[list[ProposalCandidate]] = [[] for _p in proposals]
     for (i, p), close in zip(texts, found, strict=True):
@@ -330,11 +331,13 @@ def for_proposals(store: Store, verdicts: Verdicts, proposals: Sequence[Proposed
 
 
 def against_file(store: Store, verdicts: Verdicts, target: str,
-                 proposals: Sequence[Proposed]) -> list[ProposalCandidate]:
-    """The open proposals' statements that may contradict a passage of the file at `target`
-    (what its page shows beside the entries of `in_file`)."""
-    found = for_proposals(store, verdicts, proposals) or []
-    return [c for cs in found for c in cs if c.match.passage.path == target][:MAX_ON_PAGE]
+                 proposals: Sequence[Proposed]) -> list[tuple[int, ProposalCandidate]]:
+    """The open proposals' statements that may contradict a passage of the file at `target`,
+    each with its proposal's index in `proposals` (what the file's page shows beside the
+    entries of `in_file`)."""
+    found = for_proposals(store, verdicts, proposals, only=target) or []
+    return [(i, c) for i, cs in enumerate(found) for c in cs
+            if c.match.passage.path == target][:MAX_ON_PAGE]
 
 
 def decide_proposal(store: Store, verdicts: Verdicts, *, user: str, proposal: Proposed,

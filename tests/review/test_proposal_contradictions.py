@@ -49,8 +49,9 @@ def test_an_added_line_that_contradicts_another_file_is_a_candidate(store, verdi
     assert c.match.passage.path == world and c.match.passage.start == 3
     assert c.text == f"- {REFUNDS_NEW}" and (c.start, c.end) == (4, 4)
     assert c.match.differences == (cues.NUMBER,)
-    assert contradictions.against_file(store, verdicts, world,
-                                       [(path, current, proposed)])[0].text == c.text
+    ((index, k),) = contradictions.against_file(store, verdicts, world,
+                                                [(path, current, proposed)])
+    assert index == 0 and k.text == c.text
     assert contradictions.against_file(store, verdicts, path, [(path, current, proposed)]) == []
 
 

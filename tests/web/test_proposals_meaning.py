@@ -129,3 +129,14 @@ def test_a_decided_proposal_has_no_candidates_and_refuses_choices(client_as, see
     assert "may contradict" not in page(c.get(url))
     resp = c.post(url + "conflict/", {**fields, "choice": "keep"})
     assert resp.status_code == 409 and b"not open" in resp.content
+
+
+def test_the_world_topics_page_names_the_proposal_that_may_contradict_it(client_as, seeded):
+    link = f"/review/file-meaning/?path={seeded['world']}"
+    text = page(client_as("viewer").get(link, headers={"HX-Request": "true"}))
+    assert "Open proposals that may contradict this file" in text
+    assert f"- {OLD}" in text and f"- {NEW}" in text and "by triage-agent" in text
+    assert f'href="/review/proposals/{seeded["pid"]}/"' in text
+    proposing.reject(seeded["pid"], "lead", reason="no")
+    after = page(client_as("viewer").get(link, headers={"HX-Request": "true"}))
+    assert "Open proposals that may contradict" not in after  # decided: no longer open

@@ -18,7 +18,7 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils import timezone
 
-from memoryui import review
+from memoryui import proposing, review
 from memoryui.review import contradictions, meaning
 from memoryui.review.similar import own_files
 from memoryui.review.state import LEDGER, VERDICTS
@@ -34,6 +34,7 @@ from .forms import EntryKeys
 from .helpers import T, base_context, done, next_url, urls, valid
 
 log = logging.getLogger(__name__)
+PROPOSALS_ON_FILE_PAGE = 200  # the newest open proposals a file's page compares with it
 
 
 def mark(store: Store, items: Sequence[review.Item]) -> None:
@@ -128,9 +129,19 @@ def file_meaning(request: HttpRequest) -> HttpResponse:
         raise Http404(f"{path[:200]} is not a curated file")
     found = contradictions.in_file(store, LEDGER, VERDICTS, path, timezone.localdate())
     ctx = {"path": path, "related": related_to(text, {path}), "contradictions": found or [],
+           "proposed": proposed_against(store, path),
            "can_act": has_role(request.user, CURATOR), "urls": urls(),
            "next": file_url(path)}
     return fragment_or_page(request, T + "file_meaning.html", T + "_file_meaning.html", ctx)
+
+
+def proposed_against(store: Store, path: str) -> list[tuple[Any, Any]]:
+    """(proposal, candidate): statements of the newest open proposals that may contradict a
+    line of `path`; the lead decides on the proposal's own page."""
+    views = proposing.open_proposals()[-PROPOSALS_ON_FILE_PAGE:]
+    found = contradictions.against_file(store, VERDICTS, path, [
+        (v.path, v.current_text, v.proposed_text) for v in views])
+    return [(views[i], c) for i, c in found]
 
 
 def has_meaning_panels(kind: Kind | None) -> bool:

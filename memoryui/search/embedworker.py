@@ -26,11 +26,14 @@ import sys
 import threading
 import weakref
 from pathlib import Path
-from typing import IO, Any
-
-import numpy as np
+from typing import IO, TYPE_CHECKING, Any
 
 from .embeddings import Embedder, embedder
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from .lazy import numpy as np  # imported at the first batch embedded
 
 log = logging.getLogger("memoryui.search")
 
@@ -38,7 +41,7 @@ HELPER_AFTER = 2_048  # documents a full build embeds in process before it start
 IN_FLIGHT = 2  # batches sent to the helper and not yet written
 
 # One batch's answer: the sign codes (n, DIM // 8) uint8 and vectors (n, DIM) float32.
-Answer = tuple[np.ndarray, np.ndarray]
+Answer = tuple["np.ndarray", "np.ndarray"]
 
 
 def embed_texts(model: Embedder, texts: list[str]) -> Answer:

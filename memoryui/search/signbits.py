@@ -9,12 +9,17 @@ of those go to the exact ranking (`vectors.VectorSearch.nearest_among`). Plain n
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from .embeddings import DIM
+
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    from .lazy import numpy as np  # imported at the first vector read or written
 
 CODE_WORDS = DIM // 64  # uint64 words of a passage's sign bits
 CODE_BYTES = DIM // 8
@@ -49,7 +54,10 @@ def closest(codes: np.ndarray, code: np.ndarray, mask: np.ndarray | None,
     return rows
 
 
-_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.float32)
+@functools.cache
+def _byte_bits() -> np.ndarray:
+    """Each byte value's eight bits as floats (a table made at the first use)."""
+    return np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.float32)
 
 
 def refine(codes: np.ndarray, rows: np.ndarray, query: np.ndarray, want: int) -> np.ndarray:
@@ -59,7 +67,7 @@ def refine(codes: np.ndarray, rows: np.ndarray, query: np.ndarray, want: int) ->
     a few thousand rows."""
     if len(rows) <= want:
         return rows
-    table = _BYTE_BITS @ query.reshape(CODE_BYTES, 8).T  # (byte value, byte position)
+    table = _byte_bits() @ query.reshape(CODE_BYTES, 8).T  # (byte value, byte position)
     data = np.ascontiguousarray(codes[:, rows].T).view(np.uint8)  # (rows, CODE_BYTES)
     estimate = table[data, np.arange(CODE_BYTES)].sum(axis=1)
     return rows[np.argpartition(-estimate, want)[:want]]

@@ -41,3 +41,22 @@ def test_a_worker_has_its_views_loaded_before_its_first_request(tmp_path: Path) 
     # Not loaded by importing the application, loaded once it has started.
     assert lines[1:] == ["memoryui.urls False True", "memoryui.api.tools False True",
                          "memoryui.web.browse.views False True"]
+
+
+def test_a_started_worker_leaves_search_by_meaning_and_served_git_unloaded(
+        tmp_path: Path) -> None:
+    """numpy (search by meaning's math, 14 MB) and served git's code load on first use, so
+    every worker that never embeds text or serves git is that much smaller."""
+    script = STARTUP.replace(
+        '("memoryui.urls", "memoryui.api.tools", "memoryui.web.browse.views")',
+        '("numpy", "memoryui.gitserve.app", "memoryui.review.meaning")')
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "memoryui.settings",
+           "MEMORYUI_VAR_DIR": str(tmp_path / "var"),
+           "MEMORYUI_WORKSPACE": str(tmp_path / "ws")}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                         text=True, timeout=120, cwd=Path(__file__).resolve().parents[1])
+    assert out.returncode == 0, out.stderr
+    # the review pages' meaning code is loaded (the views import it), its numpy is not
+    assert out.stdout.splitlines()[1:] == ["numpy False False",
+                                           "memoryui.gitserve.app False False",
+                                           "memoryui.review.meaning False True"]

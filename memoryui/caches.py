@@ -89,6 +89,11 @@ TOKENS: Shelf[tuple[Any, float, int]] = Shelf(LRUCache(maxsize=10_000))
 # token id -> (limited, tokens' generation, monotonic time), kept as the tokens are
 POLICY_LIMITS: Shelf[tuple[bool, int, float]] = Shelf(LRUCache(maxsize=10_000))
 
+# Commits as pages and the API show them (store.reading.Store.commit): (root, full id) ->
+# CommitDetail with its diffs, 64 of them. A commit never changes, so nothing invalidates
+# them; its readers never modify one.
+COMMITS: Shelf[Any] = Shelf(LRUCache(maxsize=64))
+
 # The overview's scope table rows: (node identity, review count, kinds, review URL, age text)
 # -> (node, row HTML), 512 rows. A hierarchy node never changes once built, so a row is
 # only valid for the very node it was rendered from (web.templatetags.memoryui_browse).

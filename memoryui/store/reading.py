@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import pygit2
 
+from memoryui.caches import COMMITS
 from memoryui.secrets import Guard
 
 from . import history, names, pending
@@ -69,8 +70,14 @@ class HistoryReads:
             raise
         except (NotFound, InvalidName):
             return None
-        self.sync()
-        return history.show(self.root, full, repo=self.git.repo)
+        key = (str(self.root), full)
+        found = COMMITS.get(key)
+        if found is None:
+            self.sync()
+            found = history.show(self.root, full, repo=self.git.repo)
+            if found is not None:
+                COMMITS.put(key, found)
+        return found
 
     def resolve_commit(self, rev: str, *, min_len: int = MIN_COMMIT_ID) -> str:
         """The full sha of a user-given commit id: `min_len`-40 hex digits, nothing else.

@@ -3,13 +3,14 @@ pending changes, a sync conflict).
 
 Through the template engine each line of a diff cost about as much as git's whole `show` of
 a small commit. The markup is what `_diff_unified.html` and `_diff_split.html` describe;
-every text is escaped by `escape`; expand rows (a few per file) stay in `_diff_gap.html`.
+every text is escaped (`html.escape`, as Django's `escape`); expand rows (a few per file) stay in `_diff_gap.html`.
 """
 
 from __future__ import annotations
 
+from html import escape
+
 from django.template.loader import get_template
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from memoryui.web.diffview import Row, Segs, Side, SplitRow

@@ -8,7 +8,9 @@ every text is escaped (`html.escape`, as Django's `escape`); expand rows (a few 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
+from typing import Any
 
 from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
@@ -33,23 +35,35 @@ def _code(segs: Segs, tag: str) -> str:
                    for text, changed in segs)
 
 
-def unified_rows(rows: list[Row]) -> SafeString:
-    """The `<tr>`s of a unified diff: hunk headers, expand rows, lines with both numbers."""
-    out = []
+def _table_rows(rows: list[Row] | list[SplitRow], split: bool,
+                line: Callable[[Any], list[str]]) -> SafeString:
+    """Hunk headers and expand rows as both views draw them; each line by `line`."""
+    out: list[str] = []
     for r in rows:
         if r.kind == "hunk":
-            out.append(f'<tr class="hunk"><td colspan="3">{escape(r.header)}</td></tr>')
+            out.append(f'<tr class="hunk"><td colspan="{4 if split else 3}">'
+                       f"{escape(r.header)}</td></tr>")
         elif r.kind == "gap":
-            out.append(_gap(r, False))
+            out.append(_gap(r, split))
         else:
-            kind = r.kind if r.kind in ("add", "del") else "ctx"
-            out.append(f'<tr class="{kind}"><td class="ln"{_line_no(r.old_no)}></td>'
-                       f'<td class="ln"{_line_no(r.new_no)}></td><td class="code">'
-                       f'{_code(r.segs, "ins" if r.kind == "add" else "del")}</td></tr>')
-            if r.nonl:
-                out.append('<tr class="nonl"><td class="ln"></td><td class="ln"></td>'
-                           f'<td class="code">{NONL.format("")}</td></tr>')
+            out += line(r)
     return mark_safe("\n".join(out))
+
+
+def _unified_line(r: Row) -> list[str]:
+    kind = r.kind if r.kind in ("add", "del") else "ctx"
+    out = [f'<tr class="{kind}"><td class="ln"{_line_no(r.old_no)}></td>'
+           f'<td class="ln"{_line_no(r.new_no)}></td><td class="code">'
+           f'{_code(r.segs, "ins" if r.kind == "add" else "del")}</td></tr>']
+    if r.nonl:
+        out.append('<tr class="nonl"><td class="ln"></td><td class="ln"></td>'
+                   f'<td class="code">{NONL.format("")}</td></tr>')
+    return out
+
+
+def unified_rows(rows: list[Row]) -> SafeString:
+    """The `<tr>`s of a unified diff: hunk headers, expand rows, lines with both numbers."""
+    return _table_rows(rows, False, _unified_line)
 
 
 def _half(s: Side | None, op: str, cls: str, tag: str) -> str:
@@ -62,21 +76,17 @@ def _half(s: Side | None, op: str, cls: str, tag: str) -> str:
             f'<td class="code {cls if mine else "ctx"}">{_code(s.segs, tag)}</td>')
 
 
+def _split_line(r: SplitRow) -> list[str]:
+    out = [f"<tr>{_half(r.left, '-', 'del', 'del')}{_half(r.right, '+', 'add', 'ins')}</tr>"]
+    left = r.left is not None and r.left.nonl
+    right = r.right is not None and r.right.nonl
+    if left or right:
+        out.append(f'<tr class="nonl"><td class="ln"></td><td class="code">'
+                   f'{NONL.format("old ") if left else ""}</td><td class="ln"></td>'
+                   f'<td class="code">{NONL.format("new ") if right else ""}</td></tr>')
+    return out
+
+
 def split_rows(rows: list[SplitRow]) -> SafeString:
     """The `<tr>`s of a side-by-side diff: old on the left, new on the right."""
-    out = []
-    for r in rows:
-        if r.kind == "hunk":
-            out.append(f'<tr class="hunk"><td colspan="4">{escape(r.header)}</td></tr>')
-        elif r.kind == "gap":
-            out.append(_gap(r, True))
-        else:
-            out.append(f"<tr>{_half(r.left, '-', 'del', 'del')}"
-                       f"{_half(r.right, '+', 'add', 'ins')}</tr>")
-            left = r.left is not None and r.left.nonl
-            right = r.right is not None and r.right.nonl
-            if left or right:
-                out.append(f'<tr class="nonl"><td class="ln"></td><td class="code">'
-                           f'{NONL.format("old ") if left else ""}</td><td class="ln"></td>'
-                           f'<td class="code">{NONL.format("new ") if right else ""}</td></tr>')
-    return mark_safe("\n".join(out))
+    return _table_rows(rows, True, _split_line)

@@ -29,14 +29,19 @@ for name in ("memoryui.urls", "memoryui.api.tools", "memoryui.web.browse.views")
 """
 
 
-def test_a_worker_has_its_views_loaded_before_its_first_request(tmp_path: Path) -> None:
+def _start_and_stop(script: str, tmp_path: Path) -> list[str]:
+    """What `script` prints after a worker's start and stop in a fresh interpreter."""
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "memoryui.settings",
            "MEMORYUI_VAR_DIR": str(tmp_path / "var"),
            "MEMORYUI_WORKSPACE": str(tmp_path / "ws")}
-    out = subprocess.run([sys.executable, "-c", STARTUP], env=env, capture_output=True,
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
                          text=True, timeout=120, cwd=Path(__file__).resolve().parents[1])
     assert out.returncode == 0, out.stderr
-    lines = out.stdout.splitlines()
+    return out.stdout.splitlines()
+
+
+def test_a_worker_has_its_views_loaded_before_its_first_request(tmp_path: Path) -> None:
+    lines = _start_and_stop(STARTUP, tmp_path)
     assert lines[0] == "['lifespan.startup.complete', 'lifespan.shutdown.complete']"
     # Not loaded by importing the application, loaded once it has started.
     assert lines[1:] == ["memoryui.urls False True", "memoryui.api.tools False True",
@@ -50,13 +55,7 @@ def test_a_started_worker_leaves_search_by_meaning_and_served_git_unloaded(
     script = STARTUP.replace(
         '("memoryui.urls", "memoryui.api.tools", "memoryui.web.browse.views")',
         '("numpy", "memoryui.gitserve.app", "memoryui.review.meaning")')
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "memoryui.settings",
-           "MEMORYUI_VAR_DIR": str(tmp_path / "var"),
-           "MEMORYUI_WORKSPACE": str(tmp_path / "ws")}
-    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
-                         text=True, timeout=120, cwd=Path(__file__).resolve().parents[1])
-    assert out.returncode == 0, out.stderr
     # the review pages' meaning code is loaded (the views import it), its numpy is not
-    assert out.stdout.splitlines()[1:] == ["numpy False False",
+    assert _start_and_stop(script, tmp_path)[1:] == ["numpy False False",
                                            "memoryui.gitserve.app False False",
                                            "memoryui.review.meaning False True"]

@@ -135,13 +135,14 @@ def file_meaning(request: HttpRequest) -> HttpResponse:
     return fragment_or_page(request, T + "file_meaning.html", T + "_file_meaning.html", ctx)
 
 
-def proposed_against(store: Store, path: str) -> list[tuple[Any, Any]]:
-    """(proposal, candidate): statements of the newest open proposals that may contradict a
-    line of `path`; the lead decides on the proposal's own page."""
+def proposed_against(store: Store, path: str) -> list[tuple[dict, Any]]:
+    """({"p": proposal}, candidate): statements of the newest open proposals that may
+    contradict a line of `path`, as a proposal card draws them; the lead decides on the
+    proposal's own page."""
     views = proposing.open_proposals()[-PROPOSALS_ON_FILE_PAGE:]
     found = contradictions.against_file(store, VERDICTS, path, [
         (v.path, v.current_text, v.proposed_text) for v in views])
-    return [(views[i], c) for i, c in found]
+    return [({"p": views[i]}, c) for i, c in found]
 
 
 def has_meaning_panels(kind: Kind | None) -> bool:

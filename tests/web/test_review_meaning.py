@@ -172,6 +172,8 @@ def test_without_the_model_nothing_is_marked_and_the_panel_says_so(client_as, se
                       HTTP_HX_REQUEST="true")
     assert frag.status_code == 200
     assert "Search by meaning is unavailable" in frag.content.decode()
-    file_page = client.get(f"/f/{workspace.path_for(Kind.MEMORY, 'support-bot')}")
-    assert file_page.status_code == 200
-    assert "Search by meaning is unavailable" in file_page.content.decode()
+    memory = workspace.path_for(Kind.MEMORY, "support-bot")
+    assert client.get(f"/f/{memory}").status_code == 200
+    panel = client.get("/review/file-meaning/", {"path": memory}, HTTP_HX_REQUEST="true")
+    assert panel.status_code == 200  # the file page's lazy meaning panel
+    assert "Search by meaning is unavailable" in panel.content.decode()

@@ -9,14 +9,24 @@ comes first. Fusion reads ranks only, so BM25 / ts_rank scores and cosines, whic
 unrelated scales, never need calibrating against each other.
 
 The query language's filters (scope, kind, dates, what a token may read) apply to both
-rankings, and what it leaves out (`deploy NOT staging`) stays out of both. Where meaning cannot help (no model, a query with no word the model knows, vectors
-still being built), the result is the keyword ranking with a notice saying why.
+rankings, and what it leaves out (`deploy NOT staging`) stays out of both. Where meaning
+cannot help (no model, a query with no word the model knows, vectors still being built),
+the result is the keyword ranking with a notice saying why.
+
+The two rankings are independent until they are fused, and both spend their time outside
+Python's lock (SQLite's or Postgres's query, numpy's passes over the sign bits), so the
+meaning half runs in a thread of a small pool while the keyword half runs in the caller's:
+a query takes about as long as the slower half, not both. When every pool thread is busy
+(many searches at once) the caller runs the meaning half itself once its keywords are in,
+so no search waits behind another's.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -69,6 +79,20 @@ UNAVAILABLE = "Search by meaning is unavailable: {}; results match keywords only
 NO_WORDS = ("Search by meaning found no word it knows in this search; results match "
             "keywords only.")
 BUILDING = "the passages are still being embedded"
+MEANING_THREADS = 2  # a process's threads for the meaning half of concurrent searches
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _meaning_pool() -> ThreadPoolExecutor:
+    """Made at a process's first hybrid search (after any fork: a pool's threads do not
+    survive one)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(MEANING_THREADS, thread_name_prefix="memoryui-meaning")
+        return _pool
 
 
 @dataclass
@@ -157,29 +181,43 @@ def _unavailable(index: IndexBase) -> str:
     return ""
 
 
+def _by_meaning(index: IndexBase, tree: Node, filters: Filters,
+                want: int) -> tuple[list[Passage], str]:
+    """The passages nearest the search's words, best first, or [] and the notice saying why
+    meaning cannot rank this search."""
+    notice = _unavailable(index)
+    if notice:
+        return [], notice
+    try:
+        text = meaning_text(tree)
+        model = embedder()
+        vector = None if model is None else query_vector(model, text)
+        if vector is None:
+            return [], NO_WORDS
+        return index.nearest_among(text, want, scopes=filters.scope or None,
+                                   kinds=filters.kind or None,
+                                   visible_to=filters.visible_to, vector=vector), ""
+    except Exception as exc:  # noqa: BLE001 - meaning is an extra: keywords still answer
+        log.exception("search by meaning failed; answering with keywords")
+        return [], UNAVAILABLE.format(f"{type(exc).__name__}: {exc}")
+
+
 def hybrid(index: IndexBase, tree: Node, query: str, filters: Filters, limit: int,
            offset: int, with_total: bool) -> Fused:
     """The page of hits `offset`..`offset + limit` of the fused ranking."""
     window = offset + limit
-    rows, total = index._query(tree, query, filters, window, 0, with_total)
+    want = max(MIN_PASSAGES, window * PASSAGES_PER_HIT)
+    meaning = _meaning_pool().submit(_by_meaning, index, tree, filters, want)
+    try:
+        rows, total = index._query(tree, query, filters, window, 0, with_total)
+    except BaseException:
+        meaning.cancel()
+        raise
     keyword = [Hit.from_row(r) for r in rows]
-    notice = _unavailable(index)
-    passages: list[Passage] = []
-    if not notice:
-        try:
-            text = meaning_text(tree)
-            model = embedder()
-            vector = None if model is None else query_vector(model, text)
-            if vector is None:
-                notice = NO_WORDS
-            else:
-                passages = index.nearest_among(
-                    text, max(MIN_PASSAGES, window * PASSAGES_PER_HIT),
-                    scopes=filters.scope or None, kinds=filters.kind or None,
-                    visible_to=filters.visible_to, vector=vector)
-        except Exception as exc:  # noqa: BLE001 - meaning is an extra: keywords still answer
-            log.exception("search by meaning failed; answering with keywords")
-            notice = UNAVAILABLE.format(f"{type(exc).__name__}: {exc}")
+    if meaning.cancel():  # no pool thread took it yet: this thread is free now
+        passages, notice = _by_meaning(index, tree, filters, want)
+    else:
+        passages, notice = meaning.result()
     if notice:
         log.info("search %r answered by keywords only: %s", query[:80], notice)
         return Fused(keyword[offset:], total, "keyword", notice)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import logging
+import threading
 
 import pytest
 
-from memoryui.search import QueryError, SearchIndex
+from memoryui.search import QueryError, SearchIndex, hybrid
 from memoryui.search.hybrid import RRF_K
 from memoryui.store import Store
 from tests.search.helpers import daily, note, paths
@@ -123,3 +124,19 @@ def test_bad_queries_are_messages_not_crashes(index: SearchIndex, facts: dict[st
             index.search(query, mode="hybrid")
     got = index.search("\x01\x02\ufffd\ufffd postgres \x7f", mode="hybrid")
     assert facts["backups"] in paths(got)
+
+
+def test_meaning_still_ranks_when_its_threads_are_busy(index: SearchIndex,
+                                                       facts: dict[str, str]) -> None:
+    """Many searches at once: one that finds every meaning thread taken ranks by meaning
+    itself once its keywords are in, rather than waiting for a thread or dropping meaning."""
+    release = threading.Event()
+    busy = [hybrid._meaning_pool().submit(release.wait, 60)
+            for _ in range(hybrid.MEANING_THREADS)]
+    try:
+        got = index.search(QUESTION, mode="hybrid")
+    finally:
+        release.set()
+    assert got.mode == "hybrid" and got.notice == ""
+    assert paths(got)[0] == facts["backups"]
+    assert all(f.result() for f in busy)

@@ -66,6 +66,28 @@ def yield_cpu() -> None:
         pass
 
 
+def yield_session() -> bool:
+    """Give the calling process's session the lowest CPU weight, when the process leads a
+    session of its own (started by `setsid`, a process manager, a container's init); True
+    if it did.
+
+    Linux shares a core between sessions (autogroups, sched(7)) before it weighs the nice
+    values of their threads, so a committer in a session apart from the server's would take
+    half a busy core from the requests whatever its threads' niceness. Started by `serve`,
+    the committer shares serve's session, whose weight it must leave alone (the workers are
+    in it too): its threads' niceness does the work there. Under systemd or a container
+    runtime each service has a control group of its own and this changes nothing: the unit's
+    `CPUWeight=` or compose's `cpu_shares` does it (docs/deployment.md)."""
+    try:
+        if os.getsid(0) != os.getpid():
+            return False
+        with open("/proc/self/autogroup", "w") as weight:
+            weight.write(f"{HOST_NICE}\n")
+    except OSError:
+        return False  # no autogroups here (another kernel, or a container's /proc)
+    return True
+
+
 class Committer:
     """The commit cadence of one Store."""
 

@@ -30,6 +30,7 @@ class Command(BaseCommand):
                                  "(default: MEMORYUI_COMMIT_DELAY, 0.2)")
 
     def handle(self, *args: object, **opts: object) -> None:
+        from memoryui.store.committer import yield_session
         from memoryui.store.sync import SyncError
         from memoryui.workspace import get_store, start_sync_thread
 
@@ -51,6 +52,7 @@ class Command(BaseCommand):
             return
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, _stop)
+        yield_session()  # within a session its threads' niceness lets requests go first
         log.info("committer %s running on %s", os.getpid(), store.root)
         _fill_catalogue(store)
         _follow_parent()

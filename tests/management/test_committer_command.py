@@ -1,0 +1,62 @@
+"""`manage.py committer` gives way to the server's requests: its threads run at the lowest
+niceness, and in a session of its own (a shell's `setsid`, a process manager) the whole
+session gets the lowest CPU weight, since Linux shares a core between sessions before it
+weighs their threads. Started inside another session (`serve` starts it so), it leaves that
+session's weight alone: the workers are in it too."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.api.realserver import ROOT, RealServer
+from tests.waiting import wait_for
+
+AUTOGROUP = Path("/proc/self/autogroup")
+pytestmark = pytest.mark.skipif(not AUTOGROUP.exists(), reason="a kernel without autogroups")
+
+
+def weight(pid: int) -> str:
+    """The nice value of the process's session, as the kernel shares cores by it."""
+    return Path(f"/proc/{pid}/autogroup").read_text().split()[-1]
+
+
+def committer(tmp: Path, own_session: bool) -> tuple[subprocess.Popen, Path]:
+    server = RealServer(tmp)
+    server.migrate()
+    log = tmp / "committer.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, "manage.py", "committer"], cwd=ROOT,
+                                env=server.env, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=own_session)
+    wait_for("the committer to run", lambda: "running on" in log.read_text()
+             or proc.poll() is not None)
+    assert proc.poll() is None, log.read_text()
+    return proc, log
+
+
+def stop(proc: subprocess.Popen, log: Path) -> None:
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(120) == 0, log.read_text()
+
+
+def test_a_committer_in_a_session_of_its_own_gives_the_session_the_lowest_weight(tmp_path):
+    proc, log = committer(tmp_path, own_session=True)
+    try:
+        assert weight(proc.pid) == "19"
+    finally:
+        stop(proc, log)
+
+
+def test_a_committer_started_inside_another_session_leaves_its_weight_alone(tmp_path):
+    before = AUTOGROUP.read_text()
+    proc, log = committer(tmp_path, own_session=False)
+    try:
+        assert weight(proc.pid) == before.split()[-1]
+        assert AUTOGROUP.read_text() == before
+    finally:
+        stop(proc, log)

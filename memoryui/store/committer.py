@@ -55,6 +55,13 @@ STANDBY_EVERY = 1.0
 # drain of the committing process, which runs a fifth of the time; niced, those wait for
 # the requests instead (docs/benchmarks.md).
 HOST_NICE = 19
+# A committer in a session of its own runs the session at this niceness: weight 215 against
+# a server's 1024, about a sixth of a core both want, as the systemd unit's CPUWeight=20
+# against the web unit's 100. Its work at full load is about that share (a fifth of a
+# `remember`'s CPU), so it keeps up and the workers need not stand in for it (a worker that
+# commits also indexes, and loads the embedding model to do it); at the lowest weight it
+# would get nothing while requests keep the core busy.
+SESSION_NICE = 7
 
 
 def yield_cpu() -> None:
@@ -67,9 +74,9 @@ def yield_cpu() -> None:
 
 
 def yield_session() -> bool:
-    """Give the calling process's session the lowest CPU weight, when the process leads a
-    session of its own (started by `setsid`, a process manager, a container's init); True
-    if it did.
+    """Give the calling process's session a low CPU weight (SESSION_NICE), when the process
+    leads a session of its own (started by `setsid`, a process manager, a container's init);
+    True if it did.
 
     Linux shares a core between sessions (autogroups, sched(7)) before it weighs the nice
     values of their threads, so a committer in a session apart from the server's would take
@@ -82,7 +89,7 @@ def yield_session() -> bool:
         if os.getsid(0) != os.getpid():
             return False
         with open("/proc/self/autogroup", "w") as weight:
-            weight.write(f"{HOST_NICE}\n")
+            weight.write(f"{SESSION_NICE}\n")
     except OSError:
         return False  # no autogroups here (another kernel, or a container's /proc)
     return True

@@ -1,7 +1,7 @@
 """`manage.py committer` gives way to the server's requests: its threads run at the lowest
 niceness, and in a session of its own (a shell's `setsid`, a process manager) the whole
-session gets the lowest CPU weight, since Linux shares a core between sessions before it
-weighs their threads. Started inside another session (`serve` starts it so), it leaves that
+session gets a low CPU weight, since Linux shares a core between sessions before it weighs
+their threads. Started inside another session (`serve` starts it so), it leaves that
 session's weight alone: the workers are in it too."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from memoryui.store.committer import SESSION_NICE
 from tests.api.realserver import ROOT, RealServer
 from tests.waiting import wait_for
 
@@ -44,10 +45,10 @@ def stop(proc: subprocess.Popen, log: Path) -> None:
     assert proc.wait(120) == 0, log.read_text()
 
 
-def test_a_committer_in_a_session_of_its_own_gives_the_session_the_lowest_weight(tmp_path):
+def test_a_committer_in_a_session_of_its_own_gives_the_session_a_low_weight(tmp_path):
     proc, log = committer(tmp_path, own_session=True)
     try:
-        assert weight(proc.pid) == "19"
+        assert weight(proc.pid) == str(SESSION_NICE)
     finally:
         stop(proc, log)
 

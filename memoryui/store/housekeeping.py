@@ -10,6 +10,8 @@ import logging
 import os
 import shlex
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pygit2
@@ -169,15 +171,26 @@ class Housekeeping(GitObjects):
             os.close(fd)  # the lock stays while the child keeps its copy open
 
 
-def wait_for_housekeeping(root: Path) -> None:
-    """Block until no process's background housekeeping runs in the workspace `root` (a
-    repack removes the loose objects it packed: a `git fsck` beside it reports them
-    missing). Returns at once where memoryui never kept house."""
+@contextmanager
+def housekeeping_paused(root: Path) -> Iterator[None]:
+    """Hold off memoryui's background housekeeping in the workspace `root` for the block,
+    once the one running (if any) has ended: a git command run by hand beside it (a fetch
+    that writes the commit-graph, `git fsck` while a repack removes the loose objects it
+    packed) would find its lock files taken or its objects gone. A housekeeping due
+    meanwhile is left to the next one. Does nothing where memoryui never kept house."""
     try:
         fd = os.open(root / ".git" / "memoryui" / HOUSEKEEPING_LOCK, os.O_RDWR)
     except FileNotFoundError:
+        yield
         return
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
     finally:
         os.close(fd)
+
+
+def wait_for_housekeeping(root: Path) -> None:
+    """Block until no process's background housekeeping runs in the workspace `root`."""
+    with housekeeping_paused(root):
+        pass

@@ -21,9 +21,10 @@ AUTOGROUP = Path("/proc/self/autogroup")
 pytestmark = pytest.mark.skipif(not AUTOGROUP.exists(), reason="a kernel without autogroups")
 
 
-def weight(pid: int) -> str:
-    """The nice value of the process's session, as the kernel shares cores by it."""
-    return Path(f"/proc/{pid}/autogroup").read_text().split()[-1]
+def session(pid: int) -> str:
+    """The process's session group and its nice value, as the kernel shares cores by them
+    (empty for the kernel's root group, which a process manager's sessions may share)."""
+    return Path(f"/proc/{pid}/autogroup").read_text()
 
 
 def committer(tmp: Path, own_session: bool) -> tuple[subprocess.Popen, Path]:
@@ -48,7 +49,7 @@ def stop(proc: subprocess.Popen, log: Path) -> None:
 def test_a_committer_in_a_session_of_its_own_gives_the_session_a_low_weight(tmp_path):
     proc, log = committer(tmp_path, own_session=True)
     try:
-        assert weight(proc.pid) == str(SESSION_NICE)
+        assert session(proc.pid).split()[-1] == str(SESSION_NICE)
     finally:
         stop(proc, log)
 
@@ -57,7 +58,7 @@ def test_a_committer_started_inside_another_session_leaves_its_weight_alone(tmp_
     before = AUTOGROUP.read_text()
     proc, log = committer(tmp_path, own_session=False)
     try:
-        assert weight(proc.pid) == before.split()[-1]
+        assert session(proc.pid) == before
         assert AUTOGROUP.read_text() == before
     finally:
         stop(proc, log)

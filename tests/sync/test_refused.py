@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memoryui.store.housekeeping import wait_for_housekeeping
+from memoryui.store.housekeeping import housekeeping_paused
 from memoryui.store.sync import Syncer
 from memoryui.store.sync.refuse import rewriting_attributes
 from tests.sync.evil import GITMODULES, blob, push_commit
@@ -63,8 +63,8 @@ def test_a_hostile_gitmodules_never_stalls_sync(instance, native, file_url, bare
     assert not list(root.rglob("pwned"))
     # Even a plain git in the clone (no memoryui settings) still fetches (once memoryui's
     # housekeeping, which writes the commit-graph after a round, has let go of its lock).
-    wait_for_housekeeping(root)
-    git(root, "fetch", "--quiet", file_url, "main")
+    with housekeeping_paused(root):
+        git(root, "fetch", "--quiet", file_url, "main")
 
 
 def test_dotgit_and_dotdot_entries_are_left_out_and_status_stays_clean(
@@ -180,8 +180,9 @@ def test_a_clone_that_took_refused_entries_before_heals_at_the_next_change(
                                    "../escape.md": ("100644", blob(host.path, "outside\n"))},
                        "hostile")
     root = a.store.root
-    git(root, "fetch", "--quiet", "--no-recurse-submodules", file_url, "main")
-    git(root, "update-ref", "refs/heads/main", evil)  # as a fast-forward took it in
+    with housekeeping_paused(root):  # the fetch writes the commit-graph too
+        git(root, "fetch", "--quiet", "--no-recurse-submodules", file_url, "main")
+        git(root, "update-ref", "refs/heads/main", evil)  # as a fast-forward took it in
     (root / "agents" / "ops" / "memory").mkdir(parents=True)
     os.symlink(outside, root / "agents" / "ops" / "memory" / "daily")
     assert "../escape.md" in _status(root)

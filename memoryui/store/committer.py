@@ -55,13 +55,12 @@ STANDBY_EVERY = 1.0
 # drain of the committing process, which runs a fifth of the time; niced, those wait for
 # the requests instead (docs/benchmarks.md).
 HOST_NICE = 19
-# A committer in a session of its own runs the session at this niceness: weight 215 against
-# a server's 1024, about a sixth of a core both want, as the systemd unit's CPUWeight=20
-# against the web unit's 100. Its work at full load is about that share (a fifth of a
-# `remember`'s CPU), so it keeps up and the workers need not stand in for it (a worker that
-# commits also indexes, and loads the embedding model to do it); at the lowest weight it
-# would get nothing while requests keep the core busy.
-SESSION_NICE = 7
+# A committer in a session of its own runs the session at this niceness (weight 15 against
+# a server's 1024), as the systemd unit's CPUWeight=1: while requests keep a core busy they
+# go first, and the commits and search indexing wait for a quieter moment, as they do inside
+# `serve`'s session. Writes that wait STAND_IN_AFTER are committed by the workers, which
+# leave the indexing of those commits to the committer (`standing_in`, `GitRepo.follow`).
+SESSION_NICE = 19
 
 
 def yield_cpu() -> None:
@@ -143,6 +142,12 @@ class Committer:
         return self.delay > 0 and not self.hosting and self.lock.alive()
 
     @property
+    def standing_in(self) -> bool:
+        """The calling thread is this worker's tick, committing for a live committer that
+        lets writes wait (its core busy with requests)."""
+        return threading.current_thread() is self._thread and self.hosted
+
+    @property
     def running(self) -> bool:
         """A committer process is alive on this workspace (this one or another)."""
         return self.hosting or self.lock.alive()
@@ -200,6 +205,8 @@ class Committer:
             self._waiting_since = None
             if self._quiet_since is None:
                 self._quiet_since = time.monotonic()
+            if self.hosting:
+                self.git.follow()  # what a stand-in committed, indexed here
             return {}
         self._quiet_since = None
         if self._due():

@@ -58,6 +58,10 @@ class GitRepo(Staging, Housekeeping):
         # Called with (paths, commit time) after each commit a flush makes (set by the Store:
         # its listeners, the search index, hear of what this process commits).
         self.on_commit: Callable[[list[str], float], None] | None = None
+        # Set in the committer process only (`follow`): called with the paths of commits other
+        # processes made (a worker standing in for it), which it then indexes for them.
+        self.on_others: Callable[[list[str]], None] | None = None
+        self._followed: str | None = None  # the tip `follow` last saw or this process made
         # exclusive: the tree as a whole; shared + a path lock: one file (Store.update)
         self.write_lock = SharedProcessLock(self.state_dir / "write.lock")
         self.commit_lock = ProcessLock(self.state_dir / "commit.lock")
@@ -172,6 +176,34 @@ class GitRepo(Staging, Housekeeping):
         finally:
             self.commit_lock.release()
 
+    def follow(self) -> None:
+        """Tell `on_others` what the commits made by other processes since this one last
+        looked changed (the committer, after a tick that had nothing to commit)."""
+        if self.on_others is None or not self.commit_lock.acquire(False):
+            return
+        try:
+            self._follow(self.head())
+        finally:
+            self.commit_lock.release()
+
+    def _follow(self, head: str | None) -> None:
+        """(Under the commit lock, so no commit slips between the two tips.)"""
+        seen = self._followed
+        if self.on_others is None or head == seen:
+            return
+        self._followed = head
+        if seen is None or head is None:
+            return  # the first look: what came before is the index's catch-up's
+        try:
+            diff = self.repo.diff(seen, head)
+        except (KeyError, ValueError, pygit2.GitError):
+            return  # history the catch-up scan takes in
+        paths = {p for d in diff.deltas for p in (d.old_file.path, d.new_file.path)}
+        try:
+            self.on_others(sorted(paths))
+        except Exception:  # noqa: BLE001 - the commits stand; the catch-up scan repairs
+            log.exception("listener for other processes' commits failed")
+
     def _commit_batch(self, batch: Path, leftover: bool) -> dict[str, str]:
         records = []
         for line in batch.read_bytes().splitlines():
@@ -184,6 +216,7 @@ class GitRepo(Staging, Housekeeping):
         repo = self.repo
         self.repair(self._holding_since)
         parent = self.head()
+        self._follow(parent)
         base_tree = repo[parent].peel(pygit2.Tree) if parent else None
         if leftover:
             # A crash after the branch moved but before the batch was removed must not
@@ -223,6 +256,8 @@ class GitRepo(Staging, Housekeeping):
                 result[r.id] = tip
         if tip is not None and tip != parent:
             self._move_branch(parent, tip)
+            if self.on_others is not None:
+                self._followed = tip
         committed_writes.note(self.state_dir, result)  # a deferred write's link (committed.py)
         self.refresh_index({r.path for r in records}, committed)
         self._keep(committed)

@@ -166,11 +166,24 @@ class Store(Moving, HistoryReads, PendingChanges):
         """Make every process's grouped commits from this one (the committer process; False
         when another holds the committer lock and `wait` is off), and tell the listeners
         what each tick commits, so its search index indexes them here (committer.py)."""
-        return self.committer.start(wait)
+        if not self.committer.start(wait):
+            return False
+        self.git.on_others = self._others_committed
+        return True
 
     def _committed(self, paths: list[str], when: float) -> None:
-        self.host_indexes.difference_update(paths)
+        # A worker standing in for a live committer that falls behind (its core busy with
+        # requests) makes the commits only: the committer indexes them once it runs
+        # (`_others_committed`), so the worker never loads the embedding model for them.
+        if self.committer.standing_in:
+            self.host_indexes.update(paths)
+        else:
+            self.host_indexes.difference_update(paths)
         self._tell(paths, when)
+
+    def _others_committed(self, paths: list[str]) -> None:
+        """(The committer) Commits another process made: listeners index them here."""
+        self._tell(paths, None)
 
     def _tell(self, paths: list[str], when: float | None) -> None:
         for listener in list(self.listeners):

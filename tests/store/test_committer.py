@@ -19,6 +19,7 @@ from memoryui.store.committerlock import CommitterLock
 from memoryui.store.records import Record
 
 MEM = "agents/a/memory/MEMORY.md"
+NOTE = "agents/a/memory/notes/n.md"
 LOG = "agents/a/memory/daily/2026-11-24.md"
 DEADLINE = 120  # bounds a hang only: CI is a loaded 2-core machine
 
@@ -235,6 +236,43 @@ def test_a_hosted_store_stands_in_when_its_live_host_lets_writes_wait(tmp_path: 
     assert git(worker.root, "show", f"HEAD:{MEM}") == "waited\n"
     worker.close()
     stuck.close()
+
+
+def test_a_stand_in_leaves_the_indexing_of_what_it_commits_to_the_live_committer(
+        tmp_path: Path) -> None:
+    """A worker that commits for a live committer that falls behind (its core busy with
+    requests) only commits: its own search index leaves those files to the committer, which
+    hears of them at its next tick and indexes them there (so no worker loads the embedding
+    model for a stand-in's commits)."""
+    host = Store(tmp_path / "ws", commit_delay=0.05)
+    heard: list[list[str]] = []
+    host.listeners.append(lambda paths, when: heard.append(paths))
+    assert host.host_commits(wait=False)
+    host.committer.stop.set()  # alive, holding the lock, but it no longer ticks by itself
+    host.write(NOTE, "before\n", actor=Actor.agent("a"), tool="reflect")
+    host.flush()
+    host.committer._tick()  # a tick with nothing to commit looks at the branch
+    heard.clear()
+    worker = Store(tmp_path / "ws", commit_delay=0.05)
+    worker_heard: list[list[str]] = []
+    worker.listeners.append(lambda paths, when: worker_heard.append(paths))
+    assert worker.hosted
+    done = threading.Event()
+    told = worker.git.on_commit
+    assert told is not None
+    worker.git.on_commit = lambda paths, when: (told(paths, when), done.set())
+    worker.write(MEM, "waited\n", actor=Actor.agent("a"), tool="reflect")
+    assert done.wait(DEADLINE), "the stand-in never committed"
+    assert git(worker.root, "show", f"HEAD:{MEM}") == "waited\n"
+    assert worker_heard[-1] == [MEM]  # (its file catalogue hears of it)
+    assert MEM in worker.host_indexes  # its search index leaves the file to the committer
+    assert heard == []
+    host.committer._tick()
+    assert heard == [[MEM]]
+    host.committer._tick()  # told once
+    assert heard == [[MEM]]
+    worker.close()
+    host.close()
 
 
 def test_an_idle_store_ticks_seldom_and_still_commits_a_write_within_its_second(

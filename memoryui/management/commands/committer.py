@@ -52,12 +52,12 @@ class Command(BaseCommand):
             return
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, _stop)
-        yield_session()  # within a session its threads' niceness lets requests go first
-        log.info("committer %s running on %s", os.getpid(), store.root)
-        _fill_catalogue(store)
-        _follow_parent()
-        start_sync_thread()
-        try:
+        try:  # (a stop signal may come at any moment from here)
+            yield_session()  # within a session its threads' niceness lets requests go first
+            log.info("committer %s running on %s", os.getpid(), store.root)
+            _fill_catalogue(store)
+            _follow_parent()
+            start_sync_thread()
             threading.Event().wait()  # the threads work; a stop signal ends the wait
         except _Stopped:
             pass

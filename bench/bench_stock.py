@@ -18,8 +18,10 @@ process, whose threads are the clients, to `--client-cpus` (`os.sched_setaffinit
 
     python -m bench.bench_stock --workers 2 --server-cpus 0 --client-cpus 1 [--baseline DIR]
 
-`--baseline DIR` adds a third stack: `manage.py serve` of another checkout (DIR), say the
-main branch, run the same way, to compare with.
+`--baseline DIR` adds a stack: `manage.py serve` of another checkout (DIR), say the main
+branch, run the same way, to compare with. `--rounds R` measures every stack R times, each
+round in an order turned by one place (on a shared virtual machine a stack's figures depend
+on its place in the run), and reports the medians.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -105,6 +108,9 @@ class Stack:
             server = self.procs[-1].pid
             return sorted(mb for pid, mb in session_rss(server).items()
                           if _parent(pid) == server)
+        if self.kind == "uvicorn" and self.workers == 1:  # one worker: the server itself
+            server = self.procs[-1].pid
+            return [mb for pid, mb in session_rss(server).items() if pid == server]
         return sorted(mb for p in self.procs for pid, mb in session_rss(p.pid).items()
                       if is_worker(pid))
 
@@ -176,20 +182,36 @@ def main() -> None:
     parser.add_argument("--client-cpus", default="1")
     parser.add_argument("--stacks", default=",".join(STACKS))
     parser.add_argument("--baseline", type=Path, default=None)
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="measure every stack this many times, each round in an order "
+                             "turned by one place, and report the medians")
     args = parser.parse_args()
     os.sched_setaffinity(0, {int(c) for c in args.client_cpus.split(",")})
-    figures = {}
+    kinds = (["baseline"] if args.baseline is not None else []) + args.stacks.split(",")
+    rounds: dict[str, list[dict[str, float]]] = {kind: [] for kind in kinds}
     with tempfile.TemporaryDirectory(prefix="memoryui-stock-bench-") as tmp:
-        if args.baseline is not None:
-            figures["baseline"] = measure("baseline", Path(tmp), args.server_cpus,
-                                          args.workers, print, args.baseline.resolve())
-        for kind in args.stacks.split(","):
-            figures[kind] = measure(kind, Path(tmp), args.server_cpus, args.workers, print)
+        for n in range(args.rounds):
+            order = kinds[n % len(kinds):] + kinds[: n % len(kinds)]
+            print(f"round {n + 1} of {args.rounds}: {', '.join(order)}")
+            for kind in order:
+                root = args.baseline.resolve() if kind == "baseline" else ROOT
+                rounds[kind].append(measure(kind, Path(tmp) / f"r{n}", args.server_cpus,
+                                            args.workers, print, root))
+    summarize(rounds)
+
+
+def summarize(rounds: dict[str, list[dict[str, float]]]) -> None:
+    """Each stack's median figures over the rounds, and the ratios of the medians."""
+    median = {kind: {key: statistics.median(r[key] for r in runs) for key in runs[0]}
+              for kind, runs in rounds.items()}
+    for kind, figures in median.items():
+        print(f"median of {len(rounds[kind])}: {kind}: /healthz {figures['healthz']:.0f}/s, "
+              f"remember {figures['remember']:.0f}/s, idle {figures['idle']:.2f} %")
     for stock in ("uvicorn", "granian"):
-        for kind in figures.keys() - {"uvicorn", "granian"}:
-            if stock in figures:
-                ratio = figures[stock]["remember"] / figures[kind]["remember"]
-                print(f"stock {stock} remember / {kind} remember: {ratio:.2f}x")
+        for kind in median.keys() - {"uvicorn", "granian"}:
+            if stock in median:
+                ratio = median[stock]["remember"] / median[kind]["remember"]
+                print(f"stock {stock} remember / {kind} remember (medians): {ratio:.2f}x")
 
 
 if __name__ == "__main__":

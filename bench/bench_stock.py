@@ -104,15 +104,14 @@ class Stack:
         return sum(session_cpu(p.pid) for p in self.procs)
 
     def worker_rss(self) -> list[float]:
+        server = self.procs[-1].pid
         if self.kind == "granian":  # its workers are forks of the server process
-            server = self.procs[-1].pid
             return sorted(mb for pid, mb in session_rss(server).items()
                           if _parent(pid) == server)
-        if self.kind == "uvicorn" and self.workers == 1:  # one worker: the server itself
-            server = self.procs[-1].pid
-            return [mb for pid, mb in session_rss(server).items() if pid == server]
-        return sorted(mb for p in self.procs for pid, mb in session_rss(p.pid).items()
-                      if is_worker(pid))
+        workers = sorted(mb for p in self.procs for pid, mb in session_rss(p.pid).items()
+                         if is_worker(pid))
+        # uvicorn (and `serve`) with one worker serve from the server process itself
+        return workers or [mb for pid, mb in session_rss(server).items() if pid == server]
 
     def stop(self) -> None:
         for proc in reversed(self.procs):  # the server first, then its committer

@@ -155,6 +155,10 @@ MEMORYUI_MAX_BODY = int(_env_number("MEMORYUI_MAX_BODY", str(1024 * 1024), int))
 MEMORYUI_RENDER_LIMIT = int(_env_number("MEMORYUI_RENDER_LIMIT", str(1024 * 1024), int))
 # Requests one server worker runs at once (threads of its pool; each request runs whole in one).
 MEMORYUI_THREADS = max(1, int(_env_number("MEMORYUI_THREADS", "16", int)))
+# What `manage.py serve` listens on and how many worker processes it runs (its --bind and
+# --workers override them); a stock server takes its own options (docs/deployment.md).
+MEMORYUI_BIND = os.environ.get("MEMORYUI_BIND", "").strip() or "127.0.0.1:8000"
+MEMORYUI_WORKERS = int(_env_number("MEMORYUI_WORKERS", "2", int, minimum=1))
 # Promoted text carries a dated marker linking back to its daily entry (`marker`), or nothing
 # (`none`); the commit's `Promoted-From` trailer is written either way.
 MEMORYUI_PROVENANCE = _env_choice("MEMORYUI_PROVENANCE", "marker", ("marker", "none"))

@@ -18,6 +18,8 @@ TYPOS = [
     ("MEMORYUI_COMMIT_DELAY", "nan", "must be a finite number"),
     ("MEMORYUI_MAX_BODY", "-1", "must be zero or more"),
     ("MEMORYUI_THREADS", "1.5", "must be an integer"),
+    ("MEMORYUI_WORKERS", "0", "must be at least 1"),
+    ("MEMORYUI_WORKERS", "two", "must be an integer"),
     ("MEMORYUI_SEARCH_BACKEND", "elastic", "must be auto, sqlite or postgres"),
     ("MEMORYUI_SECRETS", "maybe", "must be block, flag or off"),
     ("MEMORYUI_PROVENANCE", "x", "must be marker or none"),

@@ -18,11 +18,11 @@ class Command(BaseCommand):
             "(HTTP + MCP) with uvicorn workers.")
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--bind", default=os.environ.get("MEMORYUI_BIND", "127.0.0.1:8000"),
+        parser.add_argument("--bind", default=settings.MEMORYUI_BIND,
                             help="HOST:PORT to listen on (default: MEMORYUI_BIND, "
                                  "127.0.0.1:8000)")
         parser.add_argument("--workers", type=int,
-                            default=os.environ.get("MEMORYUI_WORKERS", "2"),
+                            default=settings.MEMORYUI_WORKERS,
                             help="worker processes (default: MEMORYUI_WORKERS, 2)")
         parser.add_argument("--commit-delay", type=float, default=None,
                             help="seconds agent writes may wait to be grouped into commits "

@@ -50,6 +50,10 @@ BUSY_DELAY = 0.8
 IDLE_AFTER = 10.0
 IDLE_EVERY = 0.5
 STANDBY_EVERY = 1.0
+# The committer process, once idle, sleeps until a write rings its doorbell (doorbell.py) and
+# looks on its own only every HOST_IDLE_EVERY seconds: for what rings no bell (commits a
+# stand-in, a push or a person made, which its search index then takes in).
+HOST_IDLE_EVERY = 5.0
 # The committer's ticks and its search indexing run at this niceness (the thread's own, on
 # Linux): at half load most of the slow `remember` calls fall inside a tick or an index
 # drain of the committing process, which runs a fifth of the time; niced, those wait for
@@ -105,6 +109,8 @@ class Committer:
         self._missing_said = False  # "no committer" logged since one was last seen
         self._waiting_since: float | None = None  # hosted: first tick that saw writes wait
         self._quiet_since: float | None = None  # first tick that found nothing journaled
+        self.resting = False  # idle: the next wait is a long one, cut short by the doorbell
+        self.listening = False  # hosting, with the doorbell open
         self.stop = threading.Event()  # set: the background thread ends, no more ticks
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -133,6 +139,8 @@ class Committer:
 
     def close(self) -> None:
         self.stop.set()
+        if self.listening:
+            self.git.bell.ring()  # a resting tick wakes to see the stop
         self.safe_flush()
         self.lock.close()
 
@@ -172,27 +180,43 @@ class Committer:
                 return
             ref = weakref.ref(self)
             stop, delay, hosting, backoff = self.stop, self.delay, self.hosting, self.backoff
+            bell = self.git.bell if hosting and self.git.bell.listen() else None
+            self.listening = bell is not None
+
+            def pause(seconds: float, resting: bool) -> bool:
+                """Wait for the next tick (resting: or a ring, then `delay` for the writes
+                that follow it); True once the committer stops."""
+                if bell is not None and resting:
+                    if not bell.wait(seconds):
+                        return stop.is_set()
+                    seconds = delay
+                return stop.wait(seconds)
 
             def loop() -> None:
                 if hosting:
                     yield_cpu()
-                wait = delay
-                while not stop.wait(wait):
-                    committer = ref()
-                    if committer is None:
-                        return
-                    wait = delay
-                    try:
-                        committed = committer._tick()
-                        if committed or not committer.git.has_uncommitted():
-                            backoff.succeeded()
-                        wait = committer._next_wait(len(committed))
-                    except Exception as exc:  # noqa: BLE001
-                        if disk_is_full(committer.git.git_dir, exc):
-                            wait = max(delay, backoff.failed(str(committer.git.root)))
-                        else:
-                            log.exception("deferred commit failed; retrying next tick")
-                    del committer
+                wait, resting = delay, False
+                try:
+                    while not pause(wait, resting):
+                        committer = ref()
+                        if committer is None:
+                            return
+                        wait = delay
+                        try:
+                            committed = committer._tick()
+                            if committed or not committer.git.has_uncommitted():
+                                backoff.succeeded()
+                            wait = committer._next_wait(len(committed))
+                        except Exception as exc:  # noqa: BLE001
+                            if disk_is_full(committer.git.git_dir, exc):
+                                wait = max(delay, backoff.failed(str(committer.git.root)))
+                            else:
+                                log.exception("deferred commit failed; retrying next tick")
+                        resting = committer.resting
+                        del committer
+                finally:
+                    if bell is not None:
+                        bell.close()
 
             self._thread = threading.Thread(target=named(loop), name="memoryui-committer",
                                             daemon=True)
@@ -215,12 +239,14 @@ class Committer:
 
     def _next_wait(self, committed: int) -> float:
         """Seconds until the next tick, after one that committed `committed` writes."""
+        self.resting = False
         if committed >= BUSY_RECORDS:
             return max(self.delay, BUSY_DELAY)
         if self.hosted:
             return max(self.delay, STANDBY_EVERY)
         if self._quiet_since is not None and time.monotonic() - self._quiet_since >= IDLE_AFTER:
-            return max(self.delay, IDLE_EVERY)
+            self.resting = True
+            return max(self.delay, HOST_IDLE_EVERY if self.listening else IDLE_EVERY)
         return self.delay
 
     def _due(self) -> bool:

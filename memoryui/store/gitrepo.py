@@ -30,6 +30,7 @@ import pygit2
 from . import committed as committed_writes
 from . import walk
 from .actors import Actor
+from .doorbell import Doorbell
 from .files import disk_errors
 from .gitcli import run_git
 from .gitobjects import ZERO
@@ -55,6 +56,7 @@ class GitRepo(Staging, Housekeeping):
     def __init__(self, root: Path) -> None:
         super().__init__(root)
         self.journal = self.state_dir / "journal.jsonl"
+        self.bell = Doorbell(self.state_dir)  # rung by the first record of a journal
         # Called with (paths, commit time) after each commit a flush makes (set by the Store:
         # its listeners, the search index, hear of what this process commits).
         self.on_commit: Callable[[list[str], float], None] | None = None
@@ -89,7 +91,9 @@ class GitRepo(Staging, Housekeeping):
         if not rec.time:
             rec.time = time.time()
         with disk_errors(self.state_dir), self.journal_lock:
-            append_line(self.journal, rec.to_json())
+            first = append_line(self.journal, rec.to_json()) == 0
+        if first:
+            self.bell.ring()  # an idle committer sleeps until a journal begins
 
     def has_uncommitted(self) -> bool:
         """Writes wait to be committed, or index entries a failed refresh left stale (the

@@ -20,10 +20,11 @@ from .errors import InvalidName
 from .files import atomic_write, temp_name, write_all
 
 
-def append_line(path: Path, line: bytes, *, sync: bool = False) -> None:
+def append_line(path: Path, line: bytes, *, sync: bool = False) -> int:
     """Append one record (the caller holds the journal's lock), whole or not at all: a
     write cut short by a full disk is taken off again, so the next record never lands
-    glued to a torn one (the committer would skip both). `sync`: on disk before return."""
+    glued to a torn one (the committer would skip both). `sync`: on disk before return.
+    Returns the file's size before the record (0: it is the first)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
         size = os.fstat(fd).st_size
@@ -36,6 +37,7 @@ def append_line(path: Path, line: bytes, *, sync: bool = False) -> None:
             raise
     finally:
         os.close(fd)
+    return size
 
 
 def appended(fd: int, size: int, journal: Callable[[], None]) -> None:

@@ -18,7 +18,10 @@ from memoryui.store.entries import parse_daily
 from memoryui.store.mdblocks import front_matter_end, scan
 
 MAX_CHARS = 1_200  # a passage longer than this is cut at a paragraph (or a line) boundary
-MAX_PASSAGES = 400  # per file: a huge file costs a bounded number of vectors
+# Per file: a huge file costs a bounded number of vectors. A document keeps its first
+# passages (its summary comes first); a daily log its newest entries (a busy agent's
+# afternoon matters more than its first 400 entries of the day).
+MAX_PASSAGES = 400
 MIN_CHARS = 3  # shorter text ("---", a lone bullet) carries no meaning worth a vector
 
 
@@ -47,8 +50,9 @@ def sections(body: str, kind: str) -> list[Section]:
     """The passages of a file's text (a daily log's entries; else sections and paragraphs)."""
     if not body.strip():
         return []
-    out = _daily(body) if kind == Kind.DAILY.value else _markdown(body)
-    return [s for s in out if len(s.text.strip()) >= MIN_CHARS][:MAX_PASSAGES]
+    if kind == Kind.DAILY.value:
+        return [s for s in _daily(body) if len(s.text.strip()) >= MIN_CHARS][-MAX_PASSAGES:]
+    return [s for s in _markdown(body) if len(s.text.strip()) >= MIN_CHARS][:MAX_PASSAGES]
 
 
 def _daily(body: str) -> list[Section]:

@@ -149,6 +149,26 @@ def test_sections_follow_headings_entries_and_length() -> None:
     assert sections("", "daily") == []
 
 
+def test_a_long_daily_log_keeps_its_newest_entries_findable_by_meaning(
+        index: SearchIndex, store: Store, monkeypatch) -> None:
+    """A file gets at most MAX_PASSAGES vectors: a note its first passages, a daily log its
+    newest entries, so the latest thing a busy agent logged is still found by meaning."""
+    from memoryui.search import passages
+
+    monkeypatch.setattr(passages, "MAX_PASSAGES", 3)
+    log = daily(store, "ops-bot", "2026-11-20",
+                *[(f"0{h}:00", f"Routine check number {h} passed.") for h in range(1, 6)],
+                ("09:00", "Postgres dumps happen nightly at 02:00."))
+    index.drain()
+    kept = sorted(text for text in _ids(index, log))
+    assert kept == ["Postgres dumps happen nightly at 02:00.", "Routine check number 4 passed.",
+                    "Routine check number 5 passed."]
+    got = index.nearest("when do the database backups run?", k=1)
+    assert got[0].path == log and "Postgres dumps" in got[0].text
+    long = "# Big\n\n" + "\n\n".join(f"## Part {n}\n\nParagraph {n} of the doc." for n in range(6))
+    assert [s.heading for s in passages.sections(long, "note")] == ["Big", "Part 0", "Part 1"]
+
+
 def test_the_pass_on_signs_keeps_more_true_neighbours_than_hamming_alone() -> None:
     """Among 20,000 passages, the 256 kept for the exact ranking hold more of the 10 truly
     nearest when the query's own values weigh the signs (what a query at 200k files needs:

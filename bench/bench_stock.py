@@ -6,7 +6,9 @@ For each stack, on a fresh empty workspace, with `WORKERS` workers:
 - `/healthz` and `remember` (the Duragent tool over HTTP) from 16 keep-alive clients, as
   fast as they go: calls a second, p50/p99;
 - `remember` paced at half of that maximum for HALF_SECONDS: p50/p99 (goal: p99 < 3x
-  p50), beside the durable-write floor at the same rate (the disk alone);
+  p50), beside two floors at the same rate: `/healthz` paced on the same schedule (the
+  serving stack and the clients alone, no write) and the durable-write floor (the disk
+  alone);
 - the server's idle CPU (workers, supervisor and committer together, % of one core over
   IDLE_SECONDS, once SETTLE_SECONDS have passed since the last call: the committer
   indexes the last writes for search meanwhile, which is work, not idling) and each
@@ -40,7 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_api import ENTRY_RE, http_healthz, http_remember, verify  # noqa: E402
+from bench.bench_api import ENTRY_RE, http_healthz, http_remember, paced_healthz, verify  # noqa: E402
 from bench.bench_serve import session_cpu, session_rss  # noqa: E402
 from bench.floors import durable_write_floor  # noqa: E402
 from bench.run import percentile  # noqa: E402
@@ -149,6 +151,7 @@ def measure(kind: str, tmp: Path, server_cpus: str, workers: int,
         p_lat, _, p_sent, p_errors = http_remember(server, tokens, int(half * HALF_SECONDS),
                                                    CLIENTS, rate=half)
         sent.update(p_sent)
+        p_health = paced_healthz(server, int(half * HALF_SECONDS), CLIENTS, half)
         before = stack.cpu()
         t = time.monotonic()
         time.sleep(SETTLE_SECONDS)  # a measured window, not a wait for something
@@ -166,6 +169,7 @@ def measure(kind: str, tmp: Path, server_cpus: str, workers: int,
     say(f"  /healthz   {len(h_lat) / h_wall:8.0f}/s  {_spread(h_lat)}")
     say(f"  remember   {top:8.0f}/s  {_spread(r_lat)}  errors {len(errors)}")
     say(f"  half load  {half:8.0f}/s  {_spread(p_lat)}  errors {len(p_errors)}")
+    say(f"  /healthz   {half:8.0f}/s  {_spread(p_health)}  (paced the same: stack and clients)")
     say(f"  disk floor {half:8.0f}/s  {_spread(floor)}")
     say(f"  first {SETTLE_SECONDS:.0f} s after the load {settle:.2f} % of a core; then idle "
         f"{idle:.2f} % (server and committer); worker RSS "

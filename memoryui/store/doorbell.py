@@ -69,7 +69,10 @@ class Doorbell:
                 return True
             if fd >= 0:
                 os.close(fd)
-            self.path.unlink(missing_ok=True)  # a link or a plain file in its place: replaced
+            try:
+                self.path.unlink(missing_ok=True)  # a link or a plain file in its place
+            except OSError:
+                return False  # a folder: left alone
         return False
 
     def wait(self, seconds: float) -> bool:

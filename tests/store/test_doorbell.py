@@ -53,6 +53,11 @@ def test_no_file_or_link_at_the_bell_is_written_through(tmp_path: Path) -> None:
     bell.path.write_text("plain\n")
     bell.ring()
     assert bell.path.read_text() == "plain\n"
+    bell.path.unlink()
+    bell.path.mkdir()
+    assert not bell.listen()  # a folder in its place: the committer looks on its own
+    bell.ring()
+    assert bell.path.is_dir()
 
 
 def test_a_resting_committer_commits_a_write_it_is_rung_for(tmp_path: Path,

@@ -190,6 +190,14 @@ class GitRepo(Staging, Housekeeping):
         finally:
             self.commit_lock.release()
 
+    def moved(self, old: str | None, new: str) -> None:
+        """(Under the commit lock) This process moved the branch from `old` to `new` and
+        tells its listeners of those paths itself (a sync round): what others committed up
+        to `old` is followed now, and `new` counts as seen, so nothing is indexed twice."""
+        if self.on_others is not None:
+            self._follow(old)
+            self._followed = new
+
     def _follow(self, head: str | None) -> None:
         """(Under the commit lock, so no commit slips between the two tips.)"""
         seen = self._followed

@@ -57,6 +57,30 @@ def test_fast_forward_takes_remote_commits_with_their_authors(instance, native, 
     fsck_clean(a.store.root)
 
 
+def test_the_committer_tells_its_listeners_of_what_a_round_merged_once(instance, native,
+                                                                       file_url) -> None:
+    """In the committer process a round tells the listeners (its search index) of the paths
+    it brought in; the next tick, following the branch for commits others made, does not
+    tell them again (each telling re-reads and re-indexes the files)."""
+    a = instance("a", file_url)
+    assert a.store.host_commits(wait=False)
+    a.store.committer.stop.set()  # its ticks are made by hand here
+    reflect(a.store, "ops", "# Memory\n\n- local fact\n")
+    a.store.flush()
+    a.store.committer._tick()  # the first look at the branch
+    host = native(file_url)
+    daily = host.remember("native host learned the cache TTL", at(9, 0))
+    host.commit("native-bot: remember")
+    host.push()
+    told: list[list[str]] = []
+    a.store.listeners.append(lambda paths, _when: told.append(list(paths)))
+    assert a.round(blocking=True).integrated == 1
+    assert [daily] in told
+    heard = len(told)
+    a.store.committer._tick()
+    assert len(told) == heard, told
+
+
 def test_housekeeping_holding_the_commit_graph_never_fails_a_round(instance, native,
                                                                    file_url) -> None:
     """The background commit-graph write and a fetch used to race for one lock."""

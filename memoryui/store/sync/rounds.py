@@ -223,6 +223,7 @@ class Rounds:
             except SyncError:
                 undo(self.root, done)
                 raise
+            self.git.moved(ours, new)  # the committer's listeners hear of it once, below
             refresh_index(repo, self.root, new, done.paths)
             self._rescanned = True
             arrived = self._arrivals(anchor or ours, tip, set(exclude))

@@ -14,6 +14,7 @@ is never written to.
 from __future__ import annotations
 
 import errno
+import math
 import os
 import select
 import stat
@@ -30,6 +31,7 @@ class Doorbell:
         self.path = state_dir / NAME
         self._read: int | None = None
         self._keep: int | None = None  # a writer of its own: no end-of-file while none rings
+        self._poll: select.poll | None = None  # (not select(): a busy process has fds > 1023)
 
     def ring(self) -> None:
         try:
@@ -66,6 +68,8 @@ class Doorbell:
             if fd >= 0 and stat.S_ISFIFO(os.fstat(fd).st_mode):
                 self._read = fd
                 self._keep = os.open(self.path, os.O_WRONLY | flags)
+                self._poll = select.poll()
+                self._poll.register(fd, select.POLLIN)
                 return True
             if fd >= 0:
                 os.close(fd)
@@ -78,10 +82,9 @@ class Doorbell:
     def wait(self, seconds: float) -> bool:
         """Sleep until the bell rings or `seconds` pass; True if it rang (the rings are
         taken, so the next wait sleeps again)."""
-        if self._read is None:
+        if self._read is None or self._poll is None:
             return False
-        ready, _, _ = select.select([self._read], [], [], max(0.0, seconds))
-        if not ready:
+        if not self._poll.poll(max(0, math.ceil(seconds * 1000))):
             return False
         try:
             while os.read(self._read, 512):
@@ -94,4 +97,4 @@ class Doorbell:
         for fd in (self._read, self._keep):
             if fd is not None:
                 os.close(fd)
-        self._read = self._keep = None
+        self._read = self._keep = self._poll = None

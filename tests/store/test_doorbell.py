@@ -3,6 +3,8 @@ ring never blocks or fails a write, and nothing at the bell's path but a FIFO is
 
 from __future__ import annotations
 
+import os
+import resource
 import stat
 import subprocess
 from pathlib import Path
@@ -35,6 +37,30 @@ def test_a_ring_is_heard_once(tmp_path: Path) -> None:
     assert listener.wait(0)
     assert not listener.wait(0)  # the rings were taken together
     listener.close()
+
+
+def test_the_bell_is_heard_in_a_process_with_over_a_thousand_files_open(tmp_path: Path
+                                                                       ) -> None:
+    """A busy committer holds many descriptors (repositories, databases, pipes): the bell's
+    may be numbered past 1,023, where select() cannot wait on it."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = 1_200
+    if soft < wanted:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(wanted, hard), hard))
+    held = []
+    try:
+        while len(held) < 1_100:
+            held.append(os.open(os.devnull, os.O_RDONLY))
+        listener = Doorbell(tmp_path)
+        assert listener.listen()
+        Doorbell(tmp_path).ring()
+        assert listener.wait(0)
+        assert not listener.wait(0)
+        listener.close()
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 def test_no_file_or_link_at_the_bell_is_written_through(tmp_path: Path) -> None:

@@ -50,9 +50,10 @@ def sections(body: str, kind: str) -> list[Section]:
     """The passages of a file's text (a daily log's entries; else sections and paragraphs)."""
     if not body.strip():
         return []
-    if kind == Kind.DAILY.value:
-        return [s for s in _daily(body) if len(s.text.strip()) >= MIN_CHARS][-MAX_PASSAGES:]
-    return [s for s in _markdown(body) if len(s.text.strip()) >= MIN_CHARS][:MAX_PASSAGES]
+    daily = kind == Kind.DAILY.value
+    kept = [s for s in (_daily(body) if daily else _markdown(body))
+            if len(s.text.strip()) >= MIN_CHARS]
+    return kept[-MAX_PASSAGES:] if daily else kept[:MAX_PASSAGES]
 
 
 def _daily(body: str) -> list[Section]:

@@ -50,6 +50,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.bench_api import ENTRY_RE, http_healthz, http_remember, paced_healthz, verify  # noqa: E402
 from bench.bench_serve import session_cpu, session_rss  # noqa: E402
+from bench.cputime import cpu_ticks, steal_share  # noqa: E402
 from bench.floors import durable_write_floor  # noqa: E402
 from bench.run import percentile  # noqa: E402
 from tests.api.realserver import RealServer, is_worker  # noqa: E402
@@ -205,31 +206,6 @@ def settle(stack: Stack, quiet: float = 2.0, window: float = 1.0, limit: float =
             break
         last, last_t = now, t
     return time.monotonic() - start
-
-
-def cpu_ticks(cpus: str) -> list[int]:
-    """The `/proc/stat` counters summed over `cpus` ("0" or "0,1"; the same in a range)."""
-    wanted = {f"cpu{c}" for c in _cpu_list(cpus)}
-    total = [0] * 10
-    for line in Path("/proc/stat").read_text().splitlines():
-        name, *values = line.split()
-        if name in wanted:
-            total = [a + int(b) for a, b in zip(total, values[:10], strict=False)]
-    return total
-
-
-def steal_share(before: list[int], after: list[int]) -> float:
-    """% of those CPUs' time the hypervisor gave to other guests (steal, field 8)."""
-    spent = [b - a for a, b in zip(before, after, strict=True)]
-    return 100 * spent[7] / sum(spent) if sum(spent) else 0.0
-
-
-def _cpu_list(cpus: str) -> list[int]:
-    out: list[int] = []
-    for part in cpus.split(","):
-        first, _, last = part.partition("-")
-        out += range(int(first), int(last or first) + 1)
-    return out
 
 
 def main() -> None:

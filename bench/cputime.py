@@ -76,12 +76,42 @@ def snapshot(supervisor: int) -> Counter:
     if supervisor != os.getpid():  # the bench's own clients (ended threads included)
         me = os.times()
         out["the clients"] = me.user + me.system
-    try:
-        cpu = [int(x) for x in (PROC / "stat").read_text().split("\n", 1)[0].split()[1:]]
+    cpu = cpu_ticks()
+    if sum(cpu):
         out["machine busy"] = (sum(cpu) - cpu[3] - cpu[4]) / HZ
         out["machine all"] = sum(cpu) / HZ
-    except (OSError, ValueError, IndexError):
-        pass
+    return out
+
+
+def cpu_ticks(cpus: str | None = None) -> list[int]:
+    """The `/proc/stat` counters (user, nice, system, idle, iowait, irq, softirq, steal,
+    guest, guest_nice) of the whole machine, or summed over `cpus` ("0", "0,1", "0-3");
+    zeros where there is no `/proc`."""
+    wanted = {"cpu"} if cpus is None else {f"cpu{c}" for c in _cpu_list(cpus)}
+    total = [0] * 10
+    try:
+        lines = (PROC / "stat").read_text().splitlines()
+    except OSError:
+        return total
+    for line in lines:
+        name, *values = line.split() or [""]
+        if name in wanted:
+            total = [a + int(b) for a, b in zip(total, values[:10], strict=False)]
+    return total
+
+
+def steal_share(before: list[int], after: list[int]) -> float:
+    """% of those CPUs' time the hypervisor gave to other guests (steal, field 8)."""
+    spent = [b - a for a, b in zip(before, after, strict=True)]
+    return 100 * spent[7] / sum(spent) if sum(spent) else 0.0
+
+
+def _cpu_list(cpus: str) -> list[int]:
+    """The CPUs of a list as taskset writes it."""
+    out: list[int] = []
+    for part in cpus.split(","):
+        first, _, last = part.partition("-")
+        out += range(int(first), int(last or first) + 1)
     return out
 
 

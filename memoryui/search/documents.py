@@ -36,8 +36,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("memoryui.search")
 
 MAX_INDEXED_BYTES = 1024 * 1024  # text beyond this is not indexed (the store caps files at 4 MB)
-_HEADING_RE = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
-_TIME_ONLY_RE = re.compile(r"^\d{1,2}:\d{2}$")
+# A heading, but not Duragent's "## HH:MM" entry header: a timestamp, not a heading (a busy
+# daily log holds thousands, and skipping them here halves the scan).
+_HEADING_RE = re.compile(r"^#{1,6}[ \t]+(?![ \t]*\d{1,2}:\d{2}[ \t#]*$)(.+?)[ \t#]*$", re.M)
 _TIME_PREFIX_RE = re.compile(r"^\d{1,2}:\d{2}\s*[\u2014-]\s*")
 _UNSET = object()
 BULK_READ = 200  # files past which HEAD's blobs are listed once rather than looked up each
@@ -64,14 +65,11 @@ def stamp(mtime: float) -> int:
 
 
 def title_of(body: str) -> str:
-    parts: list[str] = []
+    parts: dict[str, None] = {}  # in order, once each
     for m in _HEADING_RE.finditer(body):
-        h = m.group(1).strip()
-        if _TIME_ONLY_RE.match(h):
-            continue  # Duragent's "## HH:MM" entry headers are timestamps, not headings
-        h = _TIME_PREFIX_RE.sub("", h)
-        if h and h not in parts:
-            parts.append(h)
+        h = _TIME_PREFIX_RE.sub("", m.group(1).strip())
+        if h:
+            parts[h] = None
     return " \u00b7 ".join(parts)
 
 

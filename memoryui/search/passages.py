@@ -10,11 +10,13 @@ embedded, so an unchanged passage is never embedded twice.
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 
 from memoryui.store import Kind
-from memoryui.store.entries import parse_daily
+from memoryui.store.entries import DailyParse, Entry, parse_daily_after
 from memoryui.store.mdblocks import front_matter_end, scan
 
 MAX_CHARS = 1_200  # a passage longer than this is cut at a paragraph (or a line) boundary
@@ -23,6 +25,9 @@ MAX_CHARS = 1_200  # a passage longer than this is cut at a paragraph (or a line
 # afternoon matters more than its first 400 entries of the day).
 MAX_PASSAGES = 400
 MIN_CHARS = 3  # shorter text ("---", a lone bullet) carries no meaning worth a vector
+# The last parse of this many daily logs is kept, so a log indexed again after appends has
+# only its new entries parsed and cut (`DailyMemo`).
+MEMO_LOGS = 16
 
 
 @dataclass(frozen=True)
@@ -46,28 +51,63 @@ class Section:
                                digest_size=16).hexdigest()
 
 
-def sections(body: str, kind: str) -> list[Section]:
-    """The passages of a file's text (a daily log's entries; else sections and paragraphs)."""
+def sections(body: str, kind: str, path: str | None = None) -> list[Section]:
+    """The passages of a file's text (a daily log's entries; else sections and paragraphs).
+    `path`: the file's, so a daily log's last parse is reused (`DailyMemo`)."""
     if not body.strip():
         return []
-    daily = kind == Kind.DAILY.value
-    kept = [s for s in (_daily(body) if daily else _markdown(body))
-            if len(s.text.strip()) >= MIN_CHARS]
-    return kept[-MAX_PASSAGES:] if daily else kept[:MAX_PASSAGES]
+    if kind != Kind.DAILY.value:
+        return [s for s in _markdown(body) if len(s.text.strip()) >= MIN_CHARS][:MAX_PASSAGES]
+    per_entry = _memo.cut(path, body)
+    kept: list[Section] = []
+    for cut in reversed(per_entry):  # the newest entries are the ones kept
+        kept.extend(s for s in reversed(cut) if len(s.text.strip()) >= MIN_CHARS)
+        if len(kept) >= MAX_PASSAGES:
+            break
+    return kept[:MAX_PASSAGES][::-1]
 
 
-def _daily(body: str) -> list[Section]:
-    out = []
-    for e in parse_daily(body):
-        heading = " \u2014 ".join(p for p in (e.time, e.heading) if p)
-        text = e.text
-        if len(text) <= MAX_CHARS:
-            out.append(Section(heading, e.start_line, e.end_line, text, e.id))
-            continue
-        first = e.end_line - len(e.body.split("\n")) + 1
-        for start, end, chunk in _chunks(e.body.split("\n"), first):
-            out.append(Section(heading, start, end, chunk, e.id))
-    return out
+class DailyMemo:
+    """The last parse of the daily logs indexed most recently, with each entry's passages:
+    a log that only grew since is parsed from its last entry on (`parse_daily_after`) and
+    only its new entries are cut, reusing the passages (and their digests) of the rest."""
+
+    def __init__(self, size: int = MEMO_LOGS) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._held: OrderedDict[str, tuple[DailyParse, list[list[Section]]]] = OrderedDict()
+
+    def cut(self, path: str | None, body: str) -> list[list[Section]]:
+        """Each entry's passages, oldest entry first."""
+        before = None
+        if path is not None:
+            with self._lock:
+                before = self._held.get(path)
+        parse = parse_daily_after(body, before[0] if before else None)
+        # the entries the parse took over from the one before (see `parse_daily_after`)
+        reused = before[1][:before[0].settled] \
+            if before is not None and body.startswith(before[0].text) else []
+        per_entry = reused + [_entry_sections(e) for e in parse.entries[len(reused):]]
+        if path is not None:
+            with self._lock:
+                self._held[path] = (parse, per_entry)
+                self._held.move_to_end(path)
+                while len(self._held) > self.size:
+                    self._held.popitem(last=False)
+        return per_entry
+
+
+_memo = DailyMemo()
+
+
+def _entry_sections(e: Entry) -> list[Section]:
+    heading = " \u2014 ".join(p for p in (e.time, e.heading) if p)
+    text = e.text
+    if len(text) <= MAX_CHARS:
+        return [Section(heading, e.start_line, e.end_line, text, e.id)]
+    first = e.end_line - len(e.body.split("\n")) + 1
+    return [Section(heading, start, end, chunk, e.id)
+            for start, end, chunk in _chunks(e.body.split("\n"), first)]
 
 
 def _markdown(body: str) -> list[Section]:

@@ -125,7 +125,7 @@ class VectorWriter:
         keep: list[tuple] = []
         for d in docs:
             held = old.get(d.path, {})
-            for s in sections(d.body, d.kind):
+            for s in sections(d.body, d.kind, d.path):
                 rows = held.get(s.digest)
                 if rows:
                     rid, _p, _h, start, end, heading, entry, scope, kind, shared = rows.pop()

@@ -42,8 +42,37 @@ def _entry_id(time: str | None, body: str, seen: dict[str, int]) -> str:
     return base if seen[base] == 1 else f"{base}-{seen[base]}"
 
 
+@dataclass(frozen=True)
+class DailyParse:
+    """A daily log's entries, and where a longer text that begins with this one (an append)
+    must be parsed again from: the start of its last segment, which appended lines can still
+    extend. The segments before it end at a header that an append leaves as it is."""
+
+    text: str
+    entries: tuple[Entry, ...]
+    resume_char: int  # offset of the last segment's first line
+    resume_line: int  # its index
+    settled: int  # entries before it
+    seen: dict[str, int]  # the id counts of those entries
+
+
 def parse_daily(text: str) -> list[Entry]:
-    lines = text.split("\n")
+    return list(parse_daily_after(text).entries)
+
+
+def parse_daily_after(text: str, before: DailyParse | None = None) -> DailyParse:
+    """The entries of `text`; with `before`, the parse of an earlier text, only what follows
+    its last segment's start is parsed again when `text` begins with that earlier text: a
+    busy agent's log is indexed after every few appends, and parsing it whole each time
+    cost more than everything else its indexing does."""
+    start_char = base = 0
+    entries: list[Entry] = []
+    seen: dict[str, int] = {}
+    if before is not None and text.startswith(before.text):
+        start_char, base = before.resume_char, before.resume_line
+        entries = list(before.entries[:before.settled])
+        seen = dict(before.seen)
+    lines = text[start_char:].split("\n")
     # Boundaries: (line index, kind, time, heading) for each timed header.
     marks: list[tuple[int, str, str | None, str | None]] = []
     in_fence = False
@@ -59,14 +88,21 @@ def parse_daily(text: str) -> list[Entry]:
             marks.append((i, "duragent", f"{m.group(1)}:{m.group(2)}", None))
         elif m := ZEROSTACK_RE.match(line):
             marks.append((i, "zerostack", f"{m.group(1)}:{m.group(2)}", m.group(3).strip()))
-    entries: list[Entry] = []
-    seen: dict[str, int] = {}
+    # The last segment an append may extend starts at the last header on a whole line (a
+    # header on the unfinished last line may yet become something else), else where this
+    # parse started (whose first line, when resumed, is such a header).
+    whole = [j for j, mark in enumerate(marks) if mark[0] < len(lines) - 1]
+    last = whole[-1] if whole else -1
+    resume = (marks[last][0] if whole else 0, len(entries), dict(seen))
     bounds = [*marks, (len(lines), "end", None, None)]
     # Text before the first mark is untimed.
-    _untimed(lines, 0, bounds[0][0], entries, seen)
-    for (start, kind, time, heading), (nxt, *_rest) in zip(bounds, bounds[1:], strict=False):
+    _untimed(lines, 0, bounds[0][0], entries, seen, base)
+    for j, ((start, kind, time, heading), (nxt, *_rest)) in enumerate(
+            zip(bounds, bounds[1:], strict=False)):
+        if j == last:
+            resume = (start, len(entries), dict(seen))
         if kind == "date":
-            _untimed(lines, start + 1, nxt, entries, seen)
+            _untimed(lines, start + 1, nxt, entries, seen, base)
             continue
         body_lines = lines[start + 1:nxt]
         while body_lines and not body_lines[-1].strip():
@@ -76,12 +112,14 @@ def parse_daily(text: str) -> list[Entry]:
             body_lines.pop(0)
         body = "\n".join(body_lines)
         entries.append(Entry(_entry_id(time, body, seen), time, heading, body,
-                             start + 1, end + 1, kind))
-    return entries
+                             base + start + 1, base + end + 1, kind))
+    at, settled, seen_then = resume
+    char = start_char + sum(len(x) + 1 for x in lines[:at])
+    return DailyParse(text, tuple(entries), char, base + at, settled, seen_then)
 
 
 def _untimed(lines: list[str], start: int, stop: int, out: list[Entry],
-             seen: dict[str, int]) -> None:
+             seen: dict[str, int], base: int = 0) -> None:
     para: list[str] = []
     para_start = start
     in_fence = False
@@ -90,7 +128,7 @@ def _untimed(lines: list[str], start: int, stop: int, out: list[Entry],
         body = "\n".join(para).strip("\n")
         if body.strip():
             out.append(Entry(_entry_id(None, body, seen), None, None, body,
-                             para_start + 1, end, "text"))
+                             base + para_start + 1, base + end, "text"))
         para.clear()
 
     for i in range(start, stop):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memoryui.store import parse_daily
-from memoryui.store.entries import find_entry
+from memoryui.store.entries import find_entry, parse_daily_after
 
 DURAGENT = "# 2026-02-12\n\n## 14:03\n\nLearned something\n\n## 14:05\n\nAnother thing\n"
 DURAGENT_HEAD_BUG = (
@@ -61,3 +63,33 @@ def test_zerostack_flush_entries_and_untimed_text() -> None:
 def test_empty_and_header_only_logs_have_no_entries() -> None:
     assert parse_daily("") == []
     assert parse_daily("# 2026-02-12\n") == []
+
+
+# Appends as agents make them, and the awkward ones: a header split over two appends, a code
+# fence opened in one append and closed in the next, an entry repeated word for word, a
+# zerostack flush, untimed text, a second date header.
+APPENDS = ["# 2026-02-12\n", "\n## 14:03\n\nLearned something\n", "\n## 14:0", "5\n\nsplit header\n",
+           "\n## 15:00\n\n```\n## 16:00\n", "still code\n```\nafter\n",
+           "\n## 14:03\n\nLearned something\n", "\n### 17:10 \u2014 flush\nGoal: ship\n",
+           "raw note\n\nanother", " raw note\n", "# 2026-02-12\n", "\n## 18:00\n\nlast\n"]
+
+
+@pytest.mark.parametrize("first", range(len(APPENDS)))
+def test_a_log_parsed_after_each_append_has_the_entries_of_a_whole_parse(first: int) -> None:
+    """What indexing a busy log after every append sees: the same entries, ids and lines
+    as the log parsed whole, whatever each append ended on."""
+    text = "".join(APPENDS[:first])
+    parse = parse_daily_after(text)
+    for piece in APPENDS[first:]:
+        text += piece
+        parse = parse_daily_after(text, parse)
+        assert list(parse.entries) == parse_daily(text)
+    assert [e.time for e in parse.entries if e.format == "duragent"] == [
+        "14:03", "14:05", "15:00", "14:03", "18:00"]
+
+
+def test_a_log_edited_before_its_end_is_parsed_whole() -> None:
+    before = parse_daily_after(DURAGENT)
+    edited = DURAGENT.replace("Learned something", "Learned it twice")
+    assert list(parse_daily_after(edited, before).entries) == parse_daily(edited)
+    assert parse_daily_after(edited, before).entries[0].body == "Learned it twice"

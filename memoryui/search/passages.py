@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -25,8 +26,8 @@ MAX_CHARS = 1_200  # a passage longer than this is cut at a paragraph (or a line
 # afternoon matters more than its first 400 entries of the day).
 MAX_PASSAGES = 400
 MIN_CHARS = 3  # shorter text ("---", a lone bullet) carries no meaning worth a vector
-# The last parse of this many daily logs is kept, so a log indexed again after appends has
-# only its new entries parsed and cut (`DailyMemo`).
+# The last parse of this many daily logs is kept where every write is indexed, so a log
+# indexed again after appends has only its new entries parsed and cut (`DailyMemo`).
 MEMO_LOGS = 16
 
 
@@ -51,53 +52,66 @@ class Section:
                                digest_size=16).hexdigest()
 
 
-def sections(body: str, kind: str, path: str | None = None) -> list[Section]:
-    """The passages of a file's text (a daily log's entries; else sections and paragraphs).
-    `path`: the file's, so a daily log's last parse is reused (`DailyMemo`)."""
+def sections(body: str, kind: str) -> list[Section]:
+    """The passages of a file's text (a daily log's entries; else sections and paragraphs)."""
     if not body.strip():
         return []
-    if kind != Kind.DAILY.value:
-        return [s for s in _markdown(body) if len(s.text.strip()) >= MIN_CHARS][:MAX_PASSAGES]
-    per_entry = _memo.cut(path, body)
+    if kind == Kind.DAILY.value:
+        return _newest(parse_daily_after(body).entries, {})[0]
+    return [s for s in _markdown(body) if len(s.text.strip()) >= MIN_CHARS][:MAX_PASSAGES]
+
+
+def _newest(entries: Sequence[Entry], cut: dict[int, list[Section]]
+            ) -> tuple[list[Section], int]:
+    """The passages of a log's newest entries, at most MAX_PASSAGES, and the index of the
+    oldest entry they took; `cut` holds the passages of entries by index, and gets those of
+    the entries cut here."""
     kept: list[Section] = []
-    for cut in reversed(per_entry):  # the newest entries are the ones kept
-        kept.extend(s for s in reversed(cut) if len(s.text.strip()) >= MIN_CHARS)
+    i = len(entries)
+    for i in range(len(entries) - 1, -1, -1):  # the newest entries are the ones kept
+        got = cut.get(i)
+        if got is None:
+            got = cut[i] = _entry_sections(entries[i])
+        kept.extend(s for s in reversed(got) if len(s.text.strip()) >= MIN_CHARS)
         if len(kept) >= MAX_PASSAGES:
             break
-    return kept[:MAX_PASSAGES][::-1]
+    return kept[:MAX_PASSAGES][::-1], i
 
 
 class DailyMemo:
-    """The last parse of the daily logs indexed most recently, with each entry's passages:
-    a log that only grew since is parsed from its last entry on (`parse_daily_after`) and
-    only its new entries are cut, reusing the passages (and their digests) of the rest."""
+    """The last parse of the daily logs a process indexed most recently, with the passages
+    of their newest entries: a log that only grew since (an agent's appends) is parsed
+    from its last entry on (`parse_daily_after`) and only its new entries are cut. A
+    1,300-entry log holds about 1 MB here, so only a process that indexes every write
+    keeps one (`Updater._daily_memo`)."""
 
     def __init__(self, size: int = MEMO_LOGS) -> None:
         self.size = size
         self._lock = threading.Lock()
-        self._held: OrderedDict[str, tuple[DailyParse, list[list[Section]]]] = OrderedDict()
+        self._held: OrderedDict[str, tuple[DailyParse, dict[int, list[Section]]]] = \
+            OrderedDict()
 
-    def cut(self, path: str | None, body: str) -> list[list[Section]]:
-        """Each entry's passages, oldest entry first."""
-        before = None
-        if path is not None:
-            with self._lock:
-                before = self._held.get(path)
+    def sections(self, path: str, body: str) -> list[Section]:
+        """`sections(body, "daily")` for the log at `path`."""
+        if not body.strip():
+            return []
+        with self._lock:
+            before = self._held.pop(path, None)
         parse = parse_daily_after(body, before[0] if before else None)
-        # the entries the parse took over from the one before (see `parse_daily_after`)
-        reused = before[1][:before[0].settled] \
-            if before is not None and body.startswith(before[0].text) else []
-        per_entry = reused + [_entry_sections(e) for e in parse.entries[len(reused):]]
-        if path is not None:
-            with self._lock:
-                self._held[path] = (parse, per_entry)
-                self._held.move_to_end(path)
-                while len(self._held) > self.size:
-                    self._held.popitem(last=False)
-        return per_entry
+        cut: dict[int, list[Section]] = {}
+        if before is not None and body.startswith(before[0].text):
+            # the entries the parse took over from the one before keep their passages
+            cut = {i: got for i, got in before[1].items() if i < before[0].settled}
+        kept, oldest = _newest(parse.entries, cut)
+        with self._lock:
+            self._held[path] = (parse, {i: got for i, got in cut.items() if i >= oldest})
+            while len(self._held) > self.size:
+                self._held.popitem(last=False)
+        return kept
 
-
-_memo = DailyMemo()
+    def clear(self) -> None:
+        with self._lock:
+            self._held.clear()
 
 
 def _entry_sections(e: Entry) -> list[Section]:

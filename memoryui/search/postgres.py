@@ -149,7 +149,8 @@ class PostgresSearchIndex(IndexBase):
             cur = conn.cursor()
             if clear:
                 cur.execute("DELETE FROM memoryui_fts_files")
-            vectors = VectorWriter(self.vectors, conn, clear=clear)
+            vectors = VectorWriter(self.vectors, conn, clear=clear,
+                                   daily=self._daily_memo())
             gone = list(removed)
             if gone:
                 cur.execute("DELETE FROM memoryui_fts_files WHERE path = ANY(%s)", (gone,))

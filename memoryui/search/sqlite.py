@@ -199,7 +199,8 @@ class SearchIndex(IndexBase):
             next_id = (conn.execute("SELECT max(id) FROM files").fetchone()[0] or 0) + 1
             stale: list[tuple[int]] = []
             fts_rows, file_rows = [], []
-            vectors = VectorWriter(self.vectors, conn, clear=clear)
+            vectors = VectorWriter(self.vectors, conn, clear=clear,
+                                   daily=self._daily_memo())
             for d in vectors.feed(docs):
                 if not clear:
                     row = conn.execute("SELECT id FROM files WHERE path = ?",

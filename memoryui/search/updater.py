@@ -24,6 +24,7 @@ from memoryui.store.committer import yield_cpu
 from memoryui.store.threadnames import named
 
 from .indexer import Indexer
+from .passages import DailyMemo
 
 if TYPE_CHECKING:
     from memoryui.store import Store
@@ -65,6 +66,7 @@ class Updater(Indexer):
         self._drainer: threading.Thread | None = None
         self._drain_at_exit = False
         self._big: dict[str, float] = {}  # big file -> when the background drain indexed it
+        self._logs = DailyMemo()
 
     # -- wiring to a store -----------------------------------------------------------------
     def attach(self, store: Store) -> None:
@@ -107,6 +109,15 @@ class Updater(Indexer):
     def _hosted(self) -> bool:
         store = self.store
         return store is not None and store.hosted
+
+    def _daily_memo(self) -> DailyMemo | None:
+        """The last parse of the busy daily logs, where every write is indexed (the committer
+        process, a process without one); a worker whose agents' writes the committer indexes
+        keeps none: its few indexings of a log (for a search) do not pay for the memory."""
+        if self._hosted():
+            self._logs.clear()
+            return None
+        return self._logs
 
     def drain(self, leave_to_host: bool = False, hold_busy: bool = False) -> int:
         """Index every queued path now; with `leave_to_host`, not those the store's host

@@ -27,10 +27,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from memoryui.store import Kind
+
 from .documents import DocReader
 from .embeddings import DIM, Embedder, embedder
 from .embedworker import HELPER_AFTER, IN_FLIGHT, Answer, Helper, embed_texts
-from .passages import Section, sections
+from .passages import DailyMemo, Section, sections
 from .signbits import Bits, closest, refine, sign_code
 
 if TYPE_CHECKING:
@@ -74,8 +76,10 @@ class VectorWriter:
     """The vector half of one index write: buffers documents, embeds what is new, writes
     rows through the backend's connection (the same transaction as the keyword rows)."""
 
-    def __init__(self, storage: VectorStorage, conn: Any, *, clear: bool) -> None:
+    def __init__(self, storage: VectorStorage, conn: Any, *, clear: bool,
+                 daily: DailyMemo | None = None) -> None:
         self.storage = storage
+        self.daily = daily  # the last parses of daily logs, where this process keeps them
         self.conn = conn
         self.model = embedder()
         self.clear = clear
@@ -125,7 +129,7 @@ class VectorWriter:
         keep: list[tuple] = []
         for d in docs:
             held = old.get(d.path, {})
-            for s in sections(d.body, d.kind, d.path):
+            for s in self._sections(d):
                 rows = held.get(s.digest)
                 if rows:
                     rid, _p, _h, start, end, heading, entry, scope, kind, shared = rows.pop()
@@ -145,6 +149,11 @@ class VectorWriter:
         if new:
             self._insert(new, embed_texts(self.model, [s.embedded for _, s in new]))
         self.changed = self.changed or bool(stale or keep or new)
+
+    def _sections(self, doc: Doc) -> list[Section]:
+        if self.daily is not None and doc.kind == Kind.DAILY.value:
+            return self.daily.sections(doc.path, doc.body)
+        return sections(doc.body, doc.kind)
 
     def _build(self, docs: list[Doc]) -> None:
         """A full build's batch: embedded by the helper process once the build is large

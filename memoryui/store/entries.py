@@ -19,7 +19,7 @@ ZEROSTACK_RE = re.compile(r"^### (\d{2}):(\d{2}) \u2014 (.*)$")
 FENCE_RE = re.compile(r"^\s*(```|~~~)")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Entry:
     id: str
     time: str | None  # "HH:MM"

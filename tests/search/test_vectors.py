@@ -170,24 +170,25 @@ def test_a_long_daily_log_keeps_its_newest_entries_findable_by_meaning(
 
 
 def test_a_growing_daily_log_has_the_passages_of_a_whole_parse(monkeypatch) -> None:
-    """Indexing a log again after appends reuses its last parse: the passages are those of
-    the log cut whole (the newest MAX_PASSAGES entries, long entries cut), and an edit
-    before the end is seen."""
+    """Indexing a log again after appends reuses its last parse (`DailyMemo`): the
+    passages are those of the log cut whole (the newest MAX_PASSAGES entries, a long entry
+    cut in parts), and an edit before the end or a shorter log is seen."""
     from memoryui.search import passages
 
     monkeypatch.setattr(passages, "MAX_PASSAGES", 4)
+    memo = passages.DailyMemo()
     path = "agents/ops-bot/memory/daily/2026-11-20.md"
     text = "# 2026-11-20\n"
     for n in range(8):
         text += f"\n## 09:0{n}\n\nCheck {n} passed.\n"
         if n == 5:
             text += "\n\n".join("word " * 150 for _ in range(3)) + "\n"
-        assert passages.sections(text, "daily", path) == passages.sections(text, "daily")
-    assert [s.heading for s in passages.sections(text, "daily", path)] == [
-        "09:05", "09:05", "09:06", "09:07"]
+        assert memo.sections(path, text) == passages.sections(text, "daily")
+    assert [s.heading for s in memo.sections(path, text)] == ["09:05", "09:05", "09:06", "09:07"]
     edited = text.replace("Check 7 passed.", "Check 7 failed.")
-    assert passages.sections(edited, "daily", path)[-1].text == "Check 7 failed."
-    assert passages.sections(text[:40], "daily", path) == passages.sections(text[:40], "daily")
+    assert memo.sections(path, edited)[-1].text == "Check 7 failed."
+    assert memo.sections(path, text[:60]) == passages.sections(text[:60], "daily")
+    assert memo.sections(path, "") == []
 
 
 def test_the_pass_on_signs_keeps_more_true_neighbours_than_hamming_alone() -> None:

@@ -112,6 +112,7 @@ class Committer:
         self.resting = False  # idle: the next wait is a long one, cut short by the doorbell
         self.listening = False  # hosting, with the doorbell open
         self.stop = threading.Event()  # set: the background thread ends, no more ticks
+        self.gone = threading.Event()  # set: hosting, the workspace was removed under it
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._ticked = git.state_dir / "ticked"  # its mtime: the last tick that committed
@@ -141,7 +142,8 @@ class Committer:
         self.stop.set()
         if self.listening:
             self.git.bell.ring()  # a resting tick wakes to see the stop
-        self.safe_flush()
+        if not self.gone.is_set():
+            self.safe_flush()
         self.lock.close()
 
     @property
@@ -230,12 +232,23 @@ class Committer:
             if self._quiet_since is None:
                 self._quiet_since = time.monotonic()
             if self.hosting:
+                if not self.git.git_dir.is_dir():
+                    self._lost()
+                    return {}
                 self.git.follow()  # what a stand-in committed, indexed here
             return {}
         self._quiet_since = None
         if self._due():
             return self.git.flush(blocking=False)
         return {}
+
+    def _lost(self) -> None:
+        """The workspace's git directory is gone (deleted, unmounted): nothing more can be
+        committed here, and a committer left waiting on it would run for nobody. The ticks
+        stop and the process that hosts them is told (`gone`)."""
+        log.error("the workspace %s is gone: this committer stops", self.git.root)
+        self.gone.set()
+        self.stop.set()
 
     def _next_wait(self, committed: int) -> float:
         """Seconds until the next tick, after one that committed `committed` writes."""

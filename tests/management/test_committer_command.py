@@ -2,10 +2,12 @@
 niceness, and in a session of its own (a shell's `setsid`, a process manager) the whole
 session gets a low CPU weight, since Linux shares a core between sessions before it weighs
 their threads. Started inside another session (`serve` starts it so), it leaves that
-session's weight alone: the workers are in it too."""
+session's weight alone: the workers are in it too. A committer whose workspace is removed
+under it stops, saying so."""
 
 from __future__ import annotations
 
+import shutil
 import signal
 import subprocess
 import sys
@@ -18,7 +20,8 @@ from tests.api.realserver import ROOT, RealServer
 from tests.waiting import wait_for
 
 AUTOGROUP = Path("/proc/self/autogroup")
-pytestmark = pytest.mark.skipif(not AUTOGROUP.exists(), reason="a kernel without autogroups")
+needs_autogroups = pytest.mark.skipif(not AUTOGROUP.exists(),
+                                      reason="a kernel without autogroups")
 
 
 def session(pid: int) -> str:
@@ -27,8 +30,9 @@ def session(pid: int) -> str:
     return Path(f"/proc/{pid}/autogroup").read_text()
 
 
-def committer(tmp: Path, own_session: bool) -> tuple[subprocess.Popen, Path]:
-    server = RealServer(tmp)
+def committer(tmp: Path, own_session: bool, server: RealServer | None = None
+              ) -> tuple[subprocess.Popen, Path]:
+    server = server or RealServer(tmp)
     server.migrate()
     log = tmp / "committer.log"
     with log.open("wb") as out:
@@ -46,6 +50,7 @@ def stop(proc: subprocess.Popen, log: Path) -> None:
     assert proc.wait(120) == 0, log.read_text()
 
 
+@needs_autogroups
 def test_a_committer_in_a_session_of_its_own_gives_the_session_a_low_weight(tmp_path):
     proc, log = committer(tmp_path, own_session=True)
     try:
@@ -54,6 +59,7 @@ def test_a_committer_in_a_session_of_its_own_gives_the_session_a_low_weight(tmp_
         stop(proc, log)
 
 
+@needs_autogroups
 def test_a_committer_started_inside_another_session_leaves_its_weight_alone(tmp_path):
     before = AUTOGROUP.read_text()
     proc, log = committer(tmp_path, own_session=False)
@@ -62,3 +68,19 @@ def test_a_committer_started_inside_another_session_leaves_its_weight_alone(tmp_
         assert AUTOGROUP.read_text() == before
     finally:
         stop(proc, log)
+
+
+def test_a_committer_whose_workspace_is_removed_stops_and_says_why(tmp_path):
+    """Not left running for nobody: it logs the reason and exits non-zero, so a process
+    manager's restart starts afresh."""
+    server = RealServer(tmp_path)
+    proc, log = committer(tmp_path, own_session=False, server=server)
+    try:
+        shutil.rmtree(server.workspace)
+        assert proc.wait(120) == 1
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    said = log.read_text()
+    assert f"the workspace {server.workspace} is gone" in said
+    assert "Traceback" not in said

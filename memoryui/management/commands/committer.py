@@ -58,7 +58,10 @@ class Command(BaseCommand):
             _fill_catalogue(store)
             _follow_parent()
             start_sync_thread()
-            threading.Event().wait()  # the threads work; a stop signal ends the wait
+            # the threads work; a stop signal ends the wait, as does a workspace removed
+            # under this process (a restart by the process manager then starts afresh)
+            store.committer.gone.wait()
+            raise CommandError(f"the workspace {store.root} is gone")
         except _Stopped:
             pass
         finally:

@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import pygit2
@@ -89,11 +90,17 @@ class Staging(GitObjects):
         try:
             gitindex.stage(self.root, files=files, entries=ahead, remove=gone)
         except gitindex.IndexBusy as exc:
-            # Another git process holds the index (or a killed writer left its lock): note
-            # the paths, and the next flush refreshes them once the lock is gone or repaired.
             log.warning("index not refreshed: %s", exc)
-            with open(self.index_stale, "a", encoding="utf-8") as fh:
-                fh.write("".join(json.dumps(p) + "\n" for p in sorted(paths)))
+            self.index_missed(paths)
+
+    def index_missed(self, paths: Iterable[str]) -> None:
+        """Another git process held the index (a `git status` refreshing it, or a killed
+        writer's lock) while these paths were to be staged: the next flush stages them at
+        HEAD's version (`_retry_index`), once the lock is gone or repaired. Until then
+        `git status` would show them as changed, and a person's `git commit` would revert
+        what they hold."""
+        with open(self.index_stale, "a", encoding="utf-8") as fh:
+            fh.write("".join(json.dumps(p) + "\n" for p in sorted(paths)))
 
     def _on_disk_is(self, path: str, blob: str, data: bytes | None) -> bool:
         """The file is still that version: by its size when the bytes are known (a log an

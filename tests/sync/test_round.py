@@ -101,6 +101,29 @@ def test_housekeeping_holding_the_commit_graph_never_fails_a_round(instance, nat
     assert a.store.head() == arrived
 
 
+def test_a_round_that_finds_the_index_locked_leaves_git_status_clean_after_the_next_tick(
+        instance, native, file_url) -> None:
+    """Another git process (a `git status` refreshing the index) may hold `index.lock` as a
+    round stages what it brought: the next commit tick stages it, so `git status` never keeps
+    showing the remote's files as changed (and a person's `git commit` never reverts them)."""
+    a = instance("a", file_url)
+    host = native(file_url)
+    mem = host.reflect("# Memory\n\n- the cache TTL is 5 minutes\n")
+    arrived = host.commit("native-bot: reflect")
+    host.push()
+    lock = a.store.git.git_dir / "index.lock"
+    lock.write_text("")
+    try:
+        r = a.round(blocking=True)
+    finally:
+        lock.unlink()
+    assert (r.error, r.integrated) == (None, 1)
+    assert a.store.head() == arrived and a.store.read(mem) == host.read(mem)
+    assert a.store.git.has_uncommitted()  # what the committer's next tick looks at
+    a.store.flush()
+    assert git(a.store.root, "status", "--porcelain") == ""
+
+
 def test_daily_logs_from_both_sides_merge_entry_by_entry(instance, native, daemon, bare,
                                                          tmp_path) -> None:
     url = daemon.url("memory.git")

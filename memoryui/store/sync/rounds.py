@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterable
 
 from ..gitcli import run_git
+from ..gitindex import IndexBusy
 from ..gitobjects import ZERO
 from ..locks import ProcessLock
 from ..workspace import Store
@@ -224,7 +225,12 @@ class Rounds:
                 undo(self.root, done)
                 raise
             self.git.moved(ours, new)  # the committer's listeners hear of it once, below
-            refresh_index(repo, self.root, new, done.paths)
+            try:
+                refresh_index(repo, self.root, new, done.paths)
+            except IndexBusy as exc:
+                log.warning("sync: index not refreshed (%s); the next commit tick stages "
+                            "what the round brought", exc)
+                self.git.index_missed(done.paths)
             self._rescanned = True
             arrived = self._arrivals(anchor or ours, tip, set(exclude))
             self.arrived.add(arrived)

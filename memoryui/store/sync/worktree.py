@@ -161,7 +161,8 @@ def undo(root: Path, done: Checkout) -> None:
 
 
 def refresh_index(repo: pygit2.Repository, root: Path, new: str, paths: list[str]) -> None:
-    """Stage `paths` as commit `new` has them, so `git status` shows only real outside changes."""
+    """Stage `paths` as commit `new` has them, so `git status` shows only real outside changes
+    (gitindex.IndexBusy while another git process holds the index)."""
     if not paths:
         return
     tree = repo[new].peel(pygit2.Tree)
@@ -179,7 +180,4 @@ def refresh_index(repo: pygit2.Repository, root: Path, new: str, paths: list[str
             files.append(path)  # with the file's stat data: status stays fast
         else:
             entries.append((item[1], item[0], path))
-    try:
-        gitindex.stage(root, files=files, entries=entries, remove=gone)
-    except gitindex.IndexBusy as exc:
-        log.warning("sync: index not refreshed (%s); git status re-reads the files", exc)
+    gitindex.stage(root, files=files, entries=entries, remove=gone)

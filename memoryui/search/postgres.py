@@ -7,6 +7,7 @@ several instances share one index. Every text a person types goes in as a bound 
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -26,7 +27,10 @@ from .snippets import LEXEME_RE, highlight_text
 from .vectors import WRITE_BATCH, VectorWriter
 from .vectors_db import VectorStorage
 
+log = logging.getLogger("memoryui.search")
+
 _TABLES = ("memoryui_fts_files", "memoryui_fts_meta", "memoryui_passages")
+DEADLOCK_TRIES = 3  # a write Postgres aborts to break a deadlock is tried again, this often
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS memoryui_fts_meta(key text PRIMARY KEY, value text NOT NULL);
 CREATE SEQUENCE IF NOT EXISTS memoryui_fts_seq;
@@ -144,6 +148,24 @@ class PostgresSearchIndex(IndexBase):
 
     def _write(self, docs: Iterable[Doc], removed: Iterable[str], meta: dict[str, str],
                clear: bool = False) -> None:
+        gone = list(removed)
+        if clear or not isinstance(docs, list):  # a build's stream: read once
+            self._write_once(docs, gone, meta, clear)
+            return
+        # Processes draining at once may upsert the same files in different orders, and
+        # Postgres then aborts one of the transactions to break the deadlock: that one is
+        # written again (its documents are in hand), as Postgres's documentation advises.
+        for attempt in range(1, DEADLOCK_TRIES + 1):
+            try:
+                self._write_once(docs, gone, meta, clear)
+                return
+            except self._psycopg.errors.DeadlockDetected:
+                if attempt == DEADLOCK_TRIES:
+                    raise
+                log.info("search index write chosen to break a deadlock: written again")
+
+    def _write_once(self, docs: Iterable[Doc], gone: list[str], meta: dict[str, str],
+                    clear: bool) -> None:
         conn = self._conn()
         with conn.transaction():
             cur = conn.cursor()
@@ -151,7 +173,6 @@ class PostgresSearchIndex(IndexBase):
                 cur.execute("DELETE FROM memoryui_fts_files")
             vectors = VectorWriter(self.vectors, conn, clear=clear,
                                    daily=self._daily_memo())
-            gone = list(removed)
             if gone:
                 cur.execute("DELETE FROM memoryui_fts_files WHERE path = ANY(%s)", (gone,))
                 vectors.remove(gone)

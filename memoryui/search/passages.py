@@ -98,10 +98,8 @@ class DailyMemo:
         with self._lock:
             before = self._held.pop(path, None)
         parse = parse_daily_after(body, before[0] if before else None)
-        cut: dict[int, list[Section]] = {}
-        if before is not None and body.startswith(before[0].text):
-            # the entries the parse took over from the one before keep their passages
-            cut = {i: got for i, got in before[1].items() if i < before[0].settled}
+        # the entries the parse took over from the one before keep their passages
+        cut = {i: got for i, got in before[1].items() if i < parse.taken} if before else {}
         kept, oldest = _newest(parse.entries, cut)
         with self._lock:
             self._held[path] = (parse, {i: got for i, got in cut.items() if i >= oldest})

@@ -54,6 +54,7 @@ class DailyParse:
     resume_line: int  # its index
     settled: int  # entries before it
     seen: dict[str, int]  # the id counts of those entries
+    taken: int = 0  # entries taken over as they were from the parse given (`before`)
 
 
 def parse_daily(text: str) -> list[Entry]:
@@ -65,13 +66,14 @@ def parse_daily_after(text: str, before: DailyParse | None = None) -> DailyParse
     its last segment's start is parsed again when `text` begins with that earlier text: a
     busy agent's log is indexed after every few appends, and parsing it whole each time
     cost more than everything else its indexing does."""
-    start_char = base = 0
+    start_char = base = taken = 0
     entries: list[Entry] = []
     seen: dict[str, int] = {}
     if before is not None and text.startswith(before.text):
         start_char, base = before.resume_char, before.resume_line
         entries = list(before.entries[:before.settled])
         seen = dict(before.seen)
+        taken = before.settled
     lines = text[start_char:].split("\n")
     # Boundaries: (line index, kind, time, heading) for each timed header.
     marks: list[tuple[int, str, str | None, str | None]] = []
@@ -93,7 +95,7 @@ def parse_daily_after(text: str, before: DailyParse | None = None) -> DailyParse
     # parse started (whose first line, when resumed, is such a header).
     whole = [j for j, mark in enumerate(marks) if mark[0] < len(lines) - 1]
     last = whole[-1] if whole else -1
-    resume = (marks[last][0] if whole else 0, len(entries), dict(seen))
+    resume = None if whole else (0, len(entries), dict(seen))  # else set at mark `last`
     bounds = [*marks, (len(lines), "end", None, None)]
     # Text before the first mark is untimed.
     _untimed(lines, 0, bounds[0][0], entries, seen, base)
@@ -113,9 +115,10 @@ def parse_daily_after(text: str, before: DailyParse | None = None) -> DailyParse
         body = "\n".join(body_lines)
         entries.append(Entry(_entry_id(time, body, seen), time, heading, body,
                              base + start + 1, base + end + 1, kind))
+    assert resume is not None
     at, settled, seen_then = resume
     char = start_char + sum(len(x) + 1 for x in lines[:at])
-    return DailyParse(text, tuple(entries), char, base + at, settled, seen_then)
+    return DailyParse(text, tuple(entries), char, base + at, settled, seen_then, taken)
 
 
 def _untimed(lines: list[str], start: int, stop: int, out: list[Entry],

@@ -264,9 +264,18 @@ class VectorSearch:
         log.info("search by meaning: %d files embedded with %s", len(paths), model.name)
 
     def vectors_ready(self) -> bool:
-        """Whether passages are embedded by the model this process has."""
+        """Whether passages are embedded by the model this process has (what this process
+        wrote is indexed first, as for a search: a fresh index records its model then)."""
         model = embedder()
-        return model is not None and self.vectors.model() == model.name
+        if model is None:
+            return False
+        self._drain_own_writes()
+        return self.vectors.model() == model.name
+
+    def _drain_own_writes(self) -> None:
+        drain = getattr(self, "drain", None)  # (the updater's, in every backend)
+        if drain is not None:
+            drain()
 
     def nearest(self, text: str, k: int = 5, *, kinds: set[str] | None = None,
                 exclude_paths: set[str] | None = None, scope: str | None = None,
@@ -287,9 +296,7 @@ class VectorSearch:
         k = max(0, int(k))
         if model is None or k == 0 or not text.strip():
             return []
-        drain = getattr(self, "drain", None)
-        if drain is not None:
-            drain()
+        self._drain_own_writes()
         query = vector if vector is not None else query_vector(model, text)
         if query is None:
             return []

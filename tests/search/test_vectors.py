@@ -169,6 +169,15 @@ def test_a_long_daily_log_keeps_its_newest_entries_findable_by_meaning(
     assert [s.heading for s in passages.sections(long, "note")] == ["Big", "Part 0", "Part 1"]
 
 
+def test_a_fresh_index_is_ready_for_meaning_with_what_its_process_just_wrote(
+        index: SearchIndex, store: Store) -> None:
+    """The review's related memories ask before they search: the writes this process made
+    are indexed first, as for a search, so a fresh index does not answer "not ready"."""
+    note(store, "ops-bot", "backups", "Postgres dumps happen nightly at 02:00.\n")
+    assert index.vectors_ready()
+    assert index.nearest("when do the database backups run?", k=1)
+
+
 def test_a_growing_daily_log_has_the_passages_of_a_whole_parse(monkeypatch) -> None:
     """Indexing a log again after appends reuses its last parse (`DailyMemo`): the
     passages are those of the log cut whole (the newest MAX_PASSAGES entries, a long entry

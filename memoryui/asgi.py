@@ -7,6 +7,13 @@ MEMORYUI_THREADS threads. Django's handler alone serves lifespan events to nobod
 router owns them and runs the MCP session manager's task group for the life of each worker
 process. Any ASGI server runs `memoryui.asgi:application` (docs/deployment.md); `python
 manage.py serve` runs it under uvicorn.
+
+In front of all of it, uvicorn's `ProxyHeadersMiddleware` (an ASGI middleware that runs under
+any server) takes the client's address and scheme from the proxy's `X-Forwarded-For` and
+`X-Forwarded-Proto` when the peer is one of `FORWARDED_ALLOW_IPS`. granian reads no proxy
+headers and `serve` leaves them to this; without it every client behind a proxy has the
+proxy's address (one client's failed sign-ins would lock out all of them) and the links
+memoryui builds (the git clone URL, the feeds) say http behind TLS.
 """
 
 import gc
@@ -14,6 +21,7 @@ import os
 
 import django
 from starlette.types import Receive, Scope, Send
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from memoryui.startup import configured
 
@@ -73,7 +81,7 @@ async def git(scope: Scope, receive: Receive, send: Send) -> None:
     await git_app(scope, receive, send)
 
 
-async def application(scope: Scope, receive: Receive, send: Send) -> None:
+async def route(scope: Scope, receive: Receive, send: Send) -> None:
     if scope["type"] == "lifespan":
         await lifespan(scope, receive, send)
     elif scope["type"] == "http" and scope["path"] in MCP_PATHS:
@@ -83,3 +91,8 @@ async def application(scope: Scope, receive: Receive, send: Send) -> None:
     else:
         await django_app(scope, receive, send)
 
+
+
+# (starlette's and uvicorn's type names for one ASGI signature differ)
+application = ProxyHeadersMiddleware(route,  # type: ignore[arg-type]
+                                     trusted_hosts=settings.FORWARDED_ALLOW_IPS)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 import secrets
@@ -77,6 +78,21 @@ def _log_level() -> str:
     return level
 
 
+def _forwarded_allow_ips() -> list[str]:
+    """Addresses and networks, or `*` alone; uvicorn's and gunicorn's variable and default."""
+    raw = os.environ.get("FORWARDED_ALLOW_IPS", "").strip() or "127.0.0.1,::1"
+    peers = [p.strip() for p in raw.split(",") if p.strip()]
+    if peers == ["*"]:
+        return peers
+    for peer in peers:
+        try:
+            ipaddress.ip_network(peer)  # an address is a network of one
+        except ValueError:
+            raise ImproperlyConfigured(f"FORWARDED_ALLOW_IPS must list IP addresses and "
+                                       f"networks (or be *), got {peer!r}") from None
+    return peers
+
+
 def _time_zone() -> str:
     name = os.environ.get("TZ", "").strip() or "UTC"
     try:
@@ -131,6 +147,10 @@ ALLOWED_HOSTS = [
 CSRF_TRUSTED_ORIGINS = [
     o.strip() for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
 ]
+# The proxies whose X-Forwarded-For and X-Forwarded-Proto memoryui believes, under any server
+# (memoryui/asgi.py): the client's address (the sign-in lockout) and scheme (the
+# links it builds) are then the ones the proxy saw.
+FORWARDED_ALLOW_IPS = _forwarded_allow_ips()
 
 # -- memoryui -------------------------------------------------------------------
 MEMORYUI_WORKSPACE = _env_path("MEMORYUI_WORKSPACE", VAR_DIR / "workspace")

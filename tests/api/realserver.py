@@ -245,17 +245,22 @@ class RealServer:
 
     def sign_in(self, username: str, password: str) -> str:
         """Sign in through the login form; returns the `Cookie` header of the session."""
-        page = self.send("GET", "/accounts/login/")
+        done = self.try_sign_in(username, password)
+        assert done.status == 302, f"sign-in as {username} failed: {done.status}"
+        return f"sessionid={done.cookies()['sessionid']}"
+
+    def try_sign_in(self, username: str, password: str,
+                    headers: dict[str, str] | None = None) -> Reply:
+        """The login form's answer (`headers` go with both requests: a proxy's)."""
+        page = self.send("GET", "/accounts/login/", headers=headers)
         csrf = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page.body)
         assert page.status == 200 and csrf, page.status
         cookie = "; ".join(f"{k}={v}" for k, v in page.cookies().items())
         form = urllib.parse.urlencode({"username": username, "password": password,
                                        "csrfmiddlewaretoken": csrf.group(1).decode()})
-        done = self.send("POST", "/accounts/login/", form.encode(), {
+        return self.send("POST", "/accounts/login/", form.encode(), {
             "Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded",
-            "Referer": f"{self.base_url}/accounts/login/"})
-        assert done.status == 302, f"sign-in as {username} failed: {done.status}"
-        return f"sessionid={done.cookies()['sessionid']}"
+            "Referer": f"{self.base_url}/accounts/login/", **(headers or {})})
 
     def __enter__(self) -> RealServer:
         return self

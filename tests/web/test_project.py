@@ -219,6 +219,20 @@ def test_numeric_settings_have_one_default_and_clear_errors(tmp_path):
     assert "MEMORYUI_COMMIT_DELAY must be a number, got 'soon'" in bad.stderr
 
 
+def test_trusted_proxies_are_addresses_or_networks(tmp_path):
+    code = "from django.conf import settings as s; print(s.FORWARDED_ALLOW_IPS)"
+    ok = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                        timeout=120, env=_fresh_env(tmp_path,
+                                                    FORWARDED_ALLOW_IPS="10.0.0.0/8, ::1"))
+    assert ok.stdout.strip() == "['10.0.0.0/8', '::1']", ok.stderr
+    bad = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120,
+                         env=_fresh_env(tmp_path, FORWARDED_ALLOW_IPS="10.0.0.1,proxy.lan"))
+    assert bad.returncode == 2
+    assert bad.stderr == ("memoryui: FORWARDED_ALLOW_IPS must list IP addresses and networks "
+                          "(or be *), got 'proxy.lan'\n")
+
+
 def test_the_lock_pins_every_runtime_dependency_the_image_needs():
     import tomllib
 

@@ -82,7 +82,7 @@ class Command(BaseCommand):
                 watch.start()
             uvicorn.run("memoryui.asgi:application", host=host, port=int(port),
                         workers=workers, log_level=log_level, lifespan="on",
-                        proxy_headers=False)
+                        proxy_headers=False)  # the app reads them (FORWARDED_ALLOW_IPS)
         except SystemExit as exc:  # one worker in this process, which did not start
             if exc.code:
                 raise CommandError("the server did not start; see the errors above") from None

@@ -1,0 +1,209 @@
+"""The shipped proxy configurations, `deploy/nginx.conf` and `deploy/Caddyfile`, run by
+Debian's nginx and Caddy in front of a real server: TLS ends in the proxy; memoryui builds
+https links, sees the client the proxy saw (not an address the client names itself), and
+takes hosts' git pushes larger than any page body, streamed through."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import random
+import re
+import shutil
+import ssl
+import subprocess
+import urllib.parse
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.api.realserver import RealServer, free_port
+from tests.gitserve.hosts import git
+from tests.waiting import wait_for
+
+ROOT = Path(__file__).resolve().parents[1]
+PROGRAMS = {"nginx": shutil.which("nginx") or "/usr/sbin/nginx",
+            "caddy": shutil.which("caddy") or "/usr/bin/caddy"}
+PROXIES = [pytest.param(kind, marks=pytest.mark.skipif(not Path(program).exists(),
+                                                        reason=f"{kind} is not installed"))
+           for kind, program in PROGRAMS.items()]
+
+
+class Proxied:
+    """nginx or Caddy on 127.0.0.1:`port` with a certificate of its own, in front of
+    `server`, run from the shipped file with only the addresses and certificate changed."""
+
+    def __init__(self, kind: str, server: RealServer, tmp: Path) -> None:
+        self.kind, self.server, self.tmp = kind, server, tmp
+        self.port = free_port()
+        self.base = f"https://127.0.0.1:{self.port}"
+        self.cert, self.key = tmp / "proxy.pem", tmp / "proxy.key"
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days",
+                        "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                        "-keyout", str(self.key), "-out", str(self.cert)],
+                       check=True, capture_output=True, timeout=120)
+        self.tls = ssl.create_default_context(cafile=str(self.cert))
+
+    def _shipped(self, name: str, changes: tuple[tuple[str, str], ...]) -> str:
+        text = (ROOT / "deploy" / name).read_text()
+        for old, new in changes:
+            assert text.count(old) == 1, f"deploy/{name} no longer has {old!r}"
+            text = text.replace(old, new)
+        return text
+
+    def _nginx(self) -> list[str]:
+        site = self._shipped("nginx.conf", (
+            ("server 127.0.0.1:8000;", f"server 127.0.0.1:{self.server.port};"),
+            ("listen 443 ssl", f"listen 127.0.0.1:{self.port} ssl"),
+            ("/etc/ssl/memory.example.com.pem", str(self.cert)),
+            ("/etc/ssl/memory.example.com.key", str(self.key))))
+        (self.tmp / "site.conf").write_text(site)
+        temp = " ".join(f"{kind}_temp_path {self.tmp / kind};"
+                        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+        (self.tmp / "nginx.conf").write_text(
+            ("user root;\n" if os.geteuid() == 0 else "")
+            + f"daemon off; worker_processes 1; pid {self.tmp / 'nginx.pid'};\n"
+            f"error_log {self.tmp / 'proxy.log'};\n"
+            "events { worker_connections 256; }\n"
+            f"http {{ access_log off; {temp} include {self.tmp / 'site.conf'}; }}\n")
+        return [PROGRAMS["nginx"], "-p", str(self.tmp), "-c", str(self.tmp / "nginx.conf")]
+
+    def _caddy(self) -> list[str]:
+        # No admin endpoint and no port 80 (tests run side by side), this certificate.
+        site = self._shipped("Caddyfile", (
+            ("memory.example.com {", "{\n\tadmin off\n\tauto_https disable_redirects\n}\n"
+             f"https://127.0.0.1:{self.port} {{\n\ttls {self.cert} {self.key}"),
+            ("reverse_proxy 127.0.0.1:8000", f"reverse_proxy 127.0.0.1:{self.server.port}")))
+        (self.tmp / "Caddyfile").write_text(site)
+        return [PROGRAMS["caddy"], "run", "--adapter", "caddyfile",
+                "--config", str(self.tmp / "Caddyfile")]
+
+    @contextmanager
+    def running(self) -> Iterator[Proxied]:
+        command = self._nginx() if self.kind == "nginx" else self._caddy()
+        home = {"HOME": str(self.tmp), "XDG_DATA_HOME": str(self.tmp),
+                "XDG_CONFIG_HOME": str(self.tmp)}  # Caddy's own files
+        with (self.tmp / "proxy.out").open("wb") as out:
+            proc = subprocess.Popen(command, env={**os.environ, **home}, stdout=out,
+                                    stderr=subprocess.STDOUT)
+        try:
+            wait_for(f"{self.kind} to answer", lambda: self._answers(proc), timeout=60)
+            yield self
+        finally:
+            proc.terminate()
+            proc.wait(60)
+
+    def _answers(self, proc: subprocess.Popen) -> bool:
+        if proc.poll() is not None:
+            logs = [p.read_text() for p in (self.tmp / "proxy.out", self.tmp / "proxy.log")
+                    if p.exists()]
+            raise AssertionError(f"{self.kind} stopped:\n" + "\n".join(logs))
+        try:
+            return self.send("GET", "/healthz")[0] == 200
+        except OSError:
+            return False
+
+    def send(self, method: str, path: str, body: bytes | None = None,
+             headers: dict[str, str] | None = None) -> tuple[int, http.client.HTTPMessage, str]:
+        conn = http.client.HTTPSConnection("127.0.0.1", self.port, context=self.tls, timeout=120)
+        try:
+            conn.request(method, path, body=body, headers=headers or {})
+            reply = conn.getresponse()
+            return reply.status, reply.headers, reply.read().decode()
+        finally:
+            conn.close()
+
+    def sign_in(self, name: str, password: str, headers: dict[str, str]) -> tuple[int, str]:
+        """The login form's status, and the session cookie when it signed in."""
+        status, sent, page = self.send("GET", "/accounts/login/", headers=headers)
+        assert status == 200, page
+        csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+        assert csrf
+        cookie = "; ".join(c.split(";")[0] for c in sent.get_all("Set-Cookie") or [])
+        form = urllib.parse.urlencode({"username": name, "password": password,
+                                       "csrfmiddlewaretoken": csrf.group(1)})
+        status, done, _ = self.send("POST", "/accounts/login/", form.encode(), {
+            "Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded",
+            "Referer": f"{self.base}/accounts/login/", **headers})
+        session = re.search(r"sessionid=([^;]+)", " ".join(done.get_all("Set-Cookie") or []))
+        return status, f"sessionid={session.group(1)}" if session else ""
+
+
+@contextmanager
+def behind(kind: str, tmp: Path) -> Iterator[Proxied]:
+    server = RealServer(tmp / "server", workers=1, env={
+        "MEMORYUI_LOGIN_FAILURES": "3", "MEMORYUI_PASSWORD": "lead-password-1"})
+    server.migrate()
+    server.manage("user", "lead", "--role", "curator")
+    server.tokens = {"alpha": server.token("alpha"),  # type: ignore[attr-defined]
+                     "host": server.token("--git", "--scopes", "alpha", "--name", "dagu-1")}
+    with server:
+        server.start()
+        with Proxied(kind, server, tmp).running() as proxied:
+            yield proxied
+
+
+@pytest.mark.parametrize("kind", PROXIES)
+def test_memoryui_behind_a_proxy_builds_https_links_and_sees_the_client_the_proxy_saw(
+        kind: str, tmp_path: Path) -> None:
+    with behind(kind, tmp_path) as proxy:
+        status, session = proxy.sign_in("lead", "lead-password-1", {})
+        assert status == 302 and session
+        status, _, page = proxy.send("GET", "/activity/", headers={"Cookie": session})
+        assert status == 200
+        assert f"{proxy.base}/activity.atom" in page  # the feed's address says https
+        # A client that names an address of its own in X-Forwarded-For is still the
+        # address the proxy saw: its failures lock that address, whatever it names next.
+        answers = [proxy.sign_in("mallory", "guess", {"X-Forwarded-For": "203.0.113.9"})[0]
+                   for _ in range(3)]
+        assert answers == [200, 200, 429]
+        assert proxy.sign_in("lead", "lead-password-1",
+                             {"X-Forwarded-For": "198.51.100.1"})[0] == 429
+
+
+def _words(rng: random.Random, size: int) -> str:
+    """`size` bytes of prose-like text that compresses about as badly as text can."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    out, total = [], 0
+    while total < size:
+        word = "".join(rng.choice(letters) for _ in range(rng.randint(2, 9)))
+        out.append(word)
+        total += len(word) + 1
+    return " ".join(out)[:size - 1] + "\n"
+
+
+@pytest.mark.parametrize("kind", PROXIES)
+def test_a_host_pushes_more_than_a_page_body_through_a_proxy(kind: str, tmp_path: Path
+                                                             ) -> None:
+    with behind(kind, tmp_path) as proxy:
+        server = proxy.server
+        status, body = server.call_tool(server.tokens["alpha"], "alpha", "reflect",  # type: ignore[attr-defined]
+                                        {"content": "# alpha\n\nseeded by the agent\n"})
+        assert status == 200, body
+        creds = tmp_path / "host.credentials"
+        creds.write_text(f"https://dagu-1:{server.tokens['host']}@127.0.0.1:{proxy.port}\n")  # type: ignore[attr-defined]
+        creds.chmod(0o600)
+        config = ["-c", f"credential.helper=store --file={creds}",
+                  "-c", "user.name=dagu-1", "-c", "user.email=dagu-1@hosts.example"]
+        wait_for("the seed commit", lambda: git(server.workspace, "rev-parse", "HEAD",
+                                                check=False).returncode == 0, timeout=120)
+        tls = {"GIT_SSL_CAINFO": str(proxy.cert)}  # (the variable outranks git's config)
+        git(tmp_path, *config, "clone", f"{proxy.base}/git/workspace.git", "host", env=tls)
+        host = tmp_path / "host"
+        assert "seeded by the agent" in (host / "agents/alpha/memory/MEMORY.md").read_text()
+        rng = random.Random(7)
+        notes = {f"agents/alpha/memory/notes/survey-{i}.md": _words(rng, 900_000)
+                 for i in range(6)}  # each under MEMORYUI_MAX_BODY; the pack near 3 MB
+        for path, text in notes.items():
+            (host / path).parent.mkdir(parents=True, exist_ok=True)
+            (host / path).write_text(text)
+        git(host, *config, "add", "-A")
+        git(host, *config, "commit", "-qm", "dagu: the survey")
+        sha = git(host, "rev-parse", "HEAD").stdout.strip()
+        pushed = git(host, *config, "push", "origin", "HEAD:main", check=False, env=tls)
+        assert pushed.returncode == 0, pushed.stderr
+        assert git(server.workspace, "rev-parse", "HEAD").stdout.strip() == sha
+        for path, text in notes.items():
+            assert (server.workspace / path).read_text() == text

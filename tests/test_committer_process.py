@@ -2,7 +2,8 @@
 `manage.py committer`, both real processes on 127.0.0.1, agents writing all along. A worker
 and then the committer are killed with SIGKILL in the middle of the stream, the committer
 is started again: every acknowledged write is committed exactly once, the workers commit
-while no committer runs (and /healthz says so), and `git fsck` is clean."""
+while no committer runs (and /healthz says so), and `git fsck` is clean. And each server
+command the deployment guide gives (uvicorn, gunicorn, granian) serves agents as written."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import collections
 import itertools
 import json
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -17,6 +19,8 @@ import threading
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from memoryui.store.housekeeping import wait_for_housekeeping
 from tests.api.realserver import ROOT, RealServer, free_port, is_worker
@@ -53,10 +57,19 @@ class Stack:
         self.committer = self._spawn("manage.py", "committer")
 
     def start_uvicorn(self) -> None:
+        self.start_server(["-m", "uvicorn", "memoryui.asgi:application", "--host", "127.0.0.1",
+                           "--port", "8000", "--workers", "4"])
+
+    def start_server(self, args: list[str]) -> None:
+        """`python ARGS`, on a free port and with this stack's workers (ARGS say 8000, 4)."""
         self.server.port = free_port()
-        self.uvicorn = self._spawn("-m", "uvicorn", "memoryui.asgi:application", "--host",
-                                   "127.0.0.1", "--port", str(self.server.port),
-                                   "--workers", str(self.workers))
+        port, workers = str(self.server.port), str(self.workers)
+        args = [a.replace(":8000", f":{port}") if a.endswith(":8000") else a for a in args]
+        args = [port if a == "8000" else a for a in args]
+        at = [i for i, a in enumerate(args) if a in ("-w", "--workers")]
+        assert at and args[at[0] + 1] == "4", args
+        args[at[0] + 1] = workers
+        self.uvicorn = self._spawn(*args)
 
     def health(self) -> dict:
         try:
@@ -200,3 +213,61 @@ def test_a_page_shows_a_write_the_committer_has_not_committed_yet(tmp_path):
                      capture_output=True, text=True).stdout, timeout=DEADLINE)
     finally:
         stack.stop()
+
+
+def documented_servers() -> dict[str, list[str]]:
+    """The stock-server command lines docs/deployment.md gives, by server, as `python`'s
+    arguments."""
+    text = (ROOT / "docs/deployment.md").read_text()
+    block = text[text.index("## Stock servers"):text.index("Workers: one per core")]
+    found = {}
+    for line in block.splitlines():
+        if not line.startswith("    ") or line.strip().startswith("#") or not line.strip():
+            continue
+        words = shlex.split(line)
+        args = words[1:] if words[0] == "python" else ["-m", *words]
+        found[args[1]] = args
+    return found
+
+
+@pytest.mark.parametrize("name", ["uvicorn", "gunicorn", "granian"])
+def test_each_documented_server_runs_memoryui_beside_the_committer(tmp_path, name):
+    """The deployment guide's command for each server, as written: agents write over HTTP
+    and MCP, the committer commits, and both stop cleanly with nothing left uncommitted."""
+    import anyio
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    server = RealServer(tmp_path)
+    server.migrate()
+    token = server.token("alpha")
+    stack = Stack(server, workers=2)
+
+    async def remember_over_mcp() -> bool:
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+        async with http, Client(streamable_http_client(f"{server.base_url}/mcp",
+                                                       http_client=http)) as mcp:
+            result = await mcp.call_tool("remember", {"content": f"over MCP under {name}"})
+            return not result.is_error
+
+    try:
+        stack.start_committer()
+        stack.start_server(documented_servers()[name])
+        wait_for(f"{name} answers with a committer",
+                 lambda: stack.health().get("committer") == "ok", timeout=DEADLINE)
+        status, body = server.call_tool(token, "alpha", "remember",
+                                        {"content": f"over HTTP under {name}"})
+        assert status == 200, body
+        assert anyio.run(remember_over_mcp)  # the MCP endpoint runs in the server's lifespan
+        def committed() -> str:  # (git log fails before the first commit)
+            return subprocess.run(["git", "log", "-p", "--format="], cwd=server.workspace,
+                                  capture_output=True, text=True).stdout
+
+        wait_for("the committer commits both", lambda: all(
+            f"over {way} under {name}" in committed() for way in ("HTTP", "MCP")),
+                 timeout=DEADLINE)
+    finally:
+        stack.stop()
+    assert stack.uvicorn is not None and stack.uvicorn.returncode is not None
+    assert git(server.workspace, "status", "--porcelain", "--untracked-files=all") == ""

@@ -37,7 +37,7 @@ class Proxied:
 
     def __init__(self, kind: str, server: RealServer, tmp: Path) -> None:
         self.kind, self.server, self.tmp = kind, server, tmp
-        self.port = free_port()
+        self.port, self.plain_port = free_port(), free_port()
         self.base = f"https://127.0.0.1:{self.port}"
         self.cert, self.key = tmp / "proxy.pem", tmp / "proxy.key"
         subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days",
@@ -57,6 +57,7 @@ class Proxied:
         site = self._shipped("nginx.conf", (
             ("server 127.0.0.1:8000;", f"server 127.0.0.1:{self.server.port};"),
             ("listen 443 ssl", f"listen 127.0.0.1:{self.port} ssl"),
+            ("listen 80;", f"listen 127.0.0.1:{self.plain_port};"),
             ("/etc/ssl/memory.example.com.pem", str(self.cert)),
             ("/etc/ssl/memory.example.com.key", str(self.key))))
         (self.tmp / "site.conf").write_text(site)
@@ -154,6 +155,13 @@ def test_memoryui_behind_a_proxy_builds_https_links_and_sees_the_client_the_prox
         status, _, page = proxy.send("GET", "/activity/", headers={"Cookie": session})
         assert status == 200
         assert f"{proxy.base}/activity.atom" in page  # the feed's address says https
+        if kind == "nginx":  # plain HTTP only redirects (Caddy's own redirect is on port 80)
+            plain = http.client.HTTPConnection("127.0.0.1", proxy.plain_port, timeout=60)
+            plain.request("GET", "/activity/")
+            moved = plain.getresponse()
+            assert (moved.status, moved.headers["Location"]) == (
+                301, "https://127.0.0.1/activity/")
+            plain.close()
         # A client that names an address of its own in X-Forwarded-For is still the
         # address the proxy saw: its failures lock that address, whatever it names next.
         answers = [proxy.sign_in("mallory", "guess", {"X-Forwarded-For": "203.0.113.9"})[0]

@@ -92,7 +92,6 @@ async def route(scope: Scope, receive: Receive, send: Send) -> None:
         await django_app(scope, receive, send)
 
 
-
 # (starlette's and uvicorn's type names for one ASGI signature differ)
 application = ProxyHeadersMiddleware(route,  # type: ignore[arg-type]
                                      trusted_hosts=settings.FORWARDED_ALLOW_IPS)

@@ -69,7 +69,8 @@ class Proxied:
             f"error_log {self.tmp / 'proxy.log'};\n"
             "events { worker_connections 256; }\n"
             f"http {{ access_log off; {temp} include {self.tmp / 'site.conf'}; }}\n")
-        return [PROGRAMS["nginx"], "-p", str(self.tmp), "-c", str(self.tmp / "nginx.conf")]
+        return [PROGRAMS["nginx"], "-p", str(self.tmp), "-c", str(self.tmp / "nginx.conf"),
+                "-e", str(self.tmp / "proxy.log")]  # (not the system's log, before the file's)
 
     def _caddy(self) -> list[str]:
         # No admin endpoint and no port 80 (tests run side by side), this certificate.

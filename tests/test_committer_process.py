@@ -8,6 +8,7 @@ command the deployment guide gives (uvicorn, gunicorn, granian) serves agents as
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import itertools
 import json
 import re
@@ -259,7 +260,10 @@ def test_each_documented_server_runs_memoryui_beside_the_committer(tmp_path, nam
         status, body = server.call_tool(token, "alpha", "remember",
                                         {"content": f"over HTTP under {name}"})
         assert status == 200, body
-        assert anyio.run(remember_over_mcp)  # the MCP endpoint runs in the server's lifespan
+        # (in a thread of its own: Playwright may keep a loop running in this one)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            # the MCP endpoint runs in the server's lifespan
+            assert pool.submit(anyio.run, remember_over_mcp).result()
         def committed() -> str:  # (git log fails before the first commit)
             return subprocess.run(["git", "log", "-p", "--format="], cwd=server.workspace,
                                   capture_output=True, text=True).stdout

@@ -8,18 +8,16 @@ from __future__ import annotations
 import http.client
 import os
 import random
-import re
 import shutil
 import ssl
 import subprocess
-import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from tests.api.realserver import RealServer, free_port
+from tests.api.realserver import RealServer, Reply, free_port, sign_in_form
 from tests.gitserve.hosts import git
 from tests.waiting import wait_for
 
@@ -103,34 +101,25 @@ class Proxied:
                     if p.exists()]
             raise AssertionError(f"{self.kind} stopped:\n" + "\n".join(logs))
         try:
-            return self.send("GET", "/healthz")[0] == 200
+            return self.send("GET", "/healthz").status == 200
         except OSError:
             return False
 
     def send(self, method: str, path: str, body: bytes | None = None,
-             headers: dict[str, str] | None = None) -> tuple[int, http.client.HTTPMessage, str]:
+             headers: dict[str, str] | None = None) -> Reply:
         conn = http.client.HTTPSConnection("127.0.0.1", self.port, context=self.tls, timeout=120)
         try:
             conn.request(method, path, body=body, headers=headers or {})
             reply = conn.getresponse()
-            return reply.status, reply.headers, reply.read().decode()
+            return Reply(reply.status, reply.headers, reply.read())
         finally:
             conn.close()
 
     def sign_in(self, name: str, password: str, headers: dict[str, str]) -> tuple[int, str]:
         """The login form's status, and the session cookie when it signed in."""
-        status, sent, page = self.send("GET", "/accounts/login/", headers=headers)
-        assert status == 200, page
-        csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
-        assert csrf
-        cookie = "; ".join(c.split(";")[0] for c in sent.get_all("Set-Cookie") or [])
-        form = urllib.parse.urlencode({"username": name, "password": password,
-                                       "csrfmiddlewaretoken": csrf.group(1)})
-        status, done, _ = self.send("POST", "/accounts/login/", form.encode(), {
-            "Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded",
-            "Referer": f"{self.base}/accounts/login/", **headers})
-        session = re.search(r"sessionid=([^;]+)", " ".join(done.get_all("Set-Cookie") or []))
-        return status, f"sessionid={session.group(1)}" if session else ""
+        done = sign_in_form(self.send, self.base, name, password, headers)
+        session = done.cookies().get("sessionid")
+        return done.status, f"sessionid={session}" if session else ""
 
 
 @contextmanager
@@ -153,9 +142,9 @@ def test_memoryui_behind_a_proxy_builds_https_links_and_sees_the_client_the_prox
     with behind(kind, tmp_path) as proxy:
         status, session = proxy.sign_in("lead", "lead-password-1", {})
         assert status == 302 and session
-        status, _, page = proxy.send("GET", "/activity/", headers={"Cookie": session})
-        assert status == 200
-        assert f"{proxy.base}/activity.atom" in page  # the feed's address says https
+        page = proxy.send("GET", "/activity/", headers={"Cookie": session})
+        assert page.status == 200
+        assert f"{proxy.base}/activity.atom" in page.body.decode()  # the feed's address: https
         if kind == "nginx":  # plain HTTP only redirects (Caddy's own redirect is on port 80)
             plain = http.client.HTTPConnection("127.0.0.1", proxy.plain_port, timeout=60)
             plain.request("GET", "/activity/")

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import time
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,6 +92,21 @@ class Reply:
         """The cookies this answer sets (name -> value)."""
         pairs = (c.split(";", 1)[0].split("=", 1) for c in self.headers.get_all("Set-Cookie", []))
         return {name.strip(): value for name, value in pairs}
+
+
+def sign_in_form(send: Callable[..., Reply], base_url: str, username: str, password: str,
+                 headers: dict[str, str] | None = None) -> Reply:
+    """Fill in and post the login form through `send(method, path, body, headers)`; the
+    answer to the post (`headers` go with both requests)."""
+    page = send("GET", "/accounts/login/", None, headers)
+    csrf = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page.body)
+    assert page.status == 200 and csrf, page.status
+    cookie = "; ".join(f"{k}={v}" for k, v in page.cookies().items())
+    form = urllib.parse.urlencode({"username": username, "password": password,
+                                   "csrfmiddlewaretoken": csrf.group(1).decode()})
+    return send("POST", "/accounts/login/", form.encode(), {
+        "Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded",
+        "Referer": f"{base_url}/accounts/login/", **(headers or {})})
 
 
 def _dropped(conn: http.client.HTTPConnection) -> bool:
@@ -252,15 +268,7 @@ class RealServer:
     def try_sign_in(self, username: str, password: str,
                     headers: dict[str, str] | None = None) -> Reply:
         """The login form's answer (`headers` go with both requests: a proxy's)."""
-        page = self.send("GET", "/accounts/login/", headers=headers)
-        csrf = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page.body)
-        assert page.status == 200 and csrf, page.status
-        cookie = "; ".join(f"{k}={v}" for k, v in page.cookies().items())
-        form = urllib.parse.urlencode({"username": username, "password": password,
-                                       "csrfmiddlewaretoken": csrf.group(1).decode()})
-        return self.send("POST", "/accounts/login/", form.encode(), {
-            "Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded",
-            "Referer": f"{self.base_url}/accounts/login/", **(headers or {})})
+        return sign_in_form(self.send, self.base_url, username, password, headers)
 
     def __enter__(self) -> RealServer:
         return self

@@ -2,7 +2,8 @@
 # Quick start (2): install everything the tests need into .venv (Debian's chromium, which
 # Playwright drives as it is, included) and run the whole suite: lint, then pytest on both
 # cores. (PostgreSQL, nginx and Caddy are installed only so tests can start throwaway
-# servers of their own on 127.0.0.1: none is left running as a service.)
+# servers of their own on 127.0.0.1: none is left running as a service; systemd only for
+# `systemd-analyze verify`.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -13,6 +14,7 @@ command -v rg >/dev/null || need="$need ripgrep"
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need="$need postgresql"
 [ -x /usr/sbin/nginx ] || need="$need nginx"
 [ -x /usr/bin/caddy ] || need="$need caddy"
+command -v systemd-analyze >/dev/null || need="$need systemd"  # checks the shipped units
 if [ -n "$need" ]; then
   echo "installing Debian packages:$need"
   $SUDO apt-get update -qq

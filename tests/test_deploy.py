@@ -1,7 +1,8 @@
-"""The shipped proxy configurations, `deploy/nginx.conf` and `deploy/Caddyfile`, run by
-Debian's nginx and Caddy in front of a real server: TLS ends in the proxy; memoryui builds
-https links, sees the client the proxy saw (not an address the client names itself), and
-takes hosts' git pushes larger than any page body, streamed through."""
+"""The shipped deployment files. The proxy configurations, `deploy/nginx.conf` and
+`deploy/Caddyfile`, run by Debian's nginx and Caddy in front of a real server: TLS ends in
+the proxy; memoryui builds https links, sees the client the proxy saw (not an address the
+client names itself), and takes hosts' git pushes larger than any page body, streamed
+through. The systemd units load in systemd without a key it would ignore."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import random
 import shutil
 import ssl
 import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -205,3 +207,21 @@ def test_a_host_pushes_more_than_a_page_body_through_a_proxy(kind: str, tmp_path
         assert git(server.workspace, "rev-parse", "HEAD").stdout.strip() == sha
         for path, text in notes.items():
             assert (server.workspace / path).read_text() == text
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd is not installed")
+def test_the_systemd_units_load_with_every_setting_they_name(tmp_path: Path) -> None:
+    """A key in the wrong section is skipped with only a line in the journal: a restart
+    limit that systemd ignored would let a crashing server loop for ever."""
+    env = tmp_path / "env"
+    env.write_text("MEMORYUI_WORKSPACE=/srv/memory\n")
+    for unit in ("memoryui-committer.service", "memoryui-web.service"):
+        text = (ROOT / "deploy" / unit).read_text()
+        text = (text.replace("/opt/memoryui/.venv/bin/python", sys.executable)
+                .replace("/opt/memoryui", str(ROOT)).replace("/etc/memoryui/env", str(env)))
+        (tmp_path / unit).write_text(text)
+    checked = subprocess.run(
+        ["systemd-analyze", "verify", "--man=no", "./memoryui-committer.service",
+         "./memoryui-web.service"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert checked.returncode == 0, checked.stderr
+    assert checked.stdout + checked.stderr == ""

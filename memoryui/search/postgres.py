@@ -152,9 +152,13 @@ class PostgresSearchIndex(IndexBase):
         if clear or not isinstance(docs, list):  # a build's stream: read once
             self._write_once(docs, gone, meta, clear)
             return
-        # Processes draining at once may upsert the same files in different orders, and
-        # Postgres then aborts one of the transactions to break the deadlock: that one is
-        # written again (its documents are in hand), as Postgres's documentation advises.
+        # Processes index overlapping files at once (each drains what it served, and a
+        # catch-up takes in what others wrote): in path order, they lock the rows in one
+        # order and never wait on each other in a cycle. A transaction Postgres still
+        # aborts to break a deadlock is written again (its documents are in hand), as
+        # Postgres's documentation advises.
+        docs = sorted(docs, key=lambda d: d.path)
+        gone.sort()
         for attempt in range(1, DEADLOCK_TRIES + 1):
             try:
                 self._write_once(docs, gone, meta, clear)
@@ -184,7 +188,7 @@ class PostgresSearchIndex(IndexBase):
                     vectors.add(d)
                 vectors.flush()
             vectors.finish()
-            for key, value in meta.items():
+            for key, value in sorted(meta.items()):
                 cur.execute("INSERT INTO memoryui_fts_meta VALUES (%s, %s) ON CONFLICT (key) "
                             "DO UPDATE SET value = excluded.value", (key, value))
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import subprocess
-import threading
 import time
 
 import pytest
@@ -15,7 +14,6 @@ from memoryui.search import PostgresSearchIndex, SearchIndex, updater
 from memoryui.store import Actor, Store
 from memoryui.store.committerlock import CommitterLock
 from tests.search.helpers import ALICE, BOT, daily, git_as, note, paths
-from tests.waiting import wait_for
 
 DAY = 86400
 
@@ -485,55 +483,3 @@ def test_the_background_drain_reindexes_a_busy_big_log_at_most_every_few_seconds
     finally:
         writer.close()
         other.close()
-
-
-def test_a_postgres_write_chosen_to_break_a_deadlock_is_written_again(store, pg_server):
-    """Two processes draining at once may upsert the same files in opposite orders; Postgres
-    then aborts one transaction. That write is tried again, so no process loses what it
-    indexed (here the other side is a plain connection locking the rows in the other order)."""
-    import psycopg
-
-    from tests.pg import pg_database
-
-    dsn = pg_database(pg_server)
-    index = PostgresSearchIndex(dsn, catch_up_interval=0, background=False)
-    index.attach(store)
-    first = note(store, "ops-bot", "first", "first draft\n")
-    second = note(store, "ops-bot", "second", "second draft\n")
-    index.update([first, second])
-    note(store, "ops-bot", "first", "first kestrel\n")
-    note(store, "ops-bot", "second", "second kestrel\n")
-    other = psycopg.connect(dsn, autocommit=False)
-    watch = psycopg.connect(dsn, autocommit=True)
-    other.execute("SET deadlock_timeout = '60s'")  # the index's transaction is the victim
-    other.execute("SELECT 1 FROM memoryui_fts_files WHERE path = %s FOR UPDATE", (second,))
-    failed: list[BaseException] = []
-
-    def update() -> None:
-        try:
-            index.update([first, second])
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            failed.append(exc)
-        finally:
-            index.close()
-
-    writer = threading.Thread(target=update)
-    writer.start()
-    try:
-        wait_for("the index's write to wait for the locked row", lambda: watch.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-        ).fetchone()[0] >= 1)
-        # the opposite order: Postgres finds the cycle and aborts the index's transaction
-        other.execute("SELECT 1 FROM memoryui_fts_files WHERE path = %s FOR UPDATE", (first,))
-        other.commit()
-    finally:
-        other.close()
-        writer.join(120)
-        watch.close()
-    assert not failed, failed
-    reader = PostgresSearchIndex(dsn, catch_up_interval=0, background=False)
-    reader.attach(store)
-    try:
-        assert sorted(paths(reader.search("kestrel", catch_up=False))) == [first, second]
-    finally:
-        reader.close()

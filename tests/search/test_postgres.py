@@ -1,0 +1,119 @@
+"""The Postgres index written by several processes at once: rows locked in one order, and
+a write Postgres aborts to break a deadlock written again."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import pytest
+
+from memoryui.search import PostgresSearchIndex
+from tests.pg import pg_database
+from tests.search.helpers import note, paths
+from tests.waiting import wait_for
+
+psycopg = pytest.importorskip("psycopg")
+
+
+def test_postgres_indexes_writing_the_same_files_at_once_never_deadlock(store, pg_server,
+                                                                        caplog):
+    """Two processes index the same two files at once, listed in opposite orders (each
+    drains what it served; a catch-up takes in what the other wrote). Both write their rows
+    in one order, so neither waits on the other in a cycle and Postgres aborts nothing."""
+    caplog.set_level(logging.INFO, logger="memoryui.search")
+    dsn = pg_database(pg_server)
+    first = note(store, "ops-bot", "first", "first draft\n")
+    second = note(store, "ops-bot", "second", "second draft\n")
+    seed = PostgresSearchIndex(dsn, catch_up_interval=0, background=False)
+    seed.attach(store)
+    seed.update([first, second])
+    seed.close()
+    note(store, "ops-bot", "first", "first kestrel\n")
+    note(store, "ops-bot", "second", "second kestrel\n")
+    gate = psycopg.connect(dsn, autocommit=False)  # holds both writers at their first row
+    watch = psycopg.connect(dsn, autocommit=True)
+    gate.execute("SELECT 1 FROM memoryui_fts_files WHERE path = ANY(%s) FOR UPDATE",
+                 ([first, second],))
+    failed: list[BaseException] = []
+
+    def update(order: list[str]) -> None:
+        index = PostgresSearchIndex(dsn, catch_up_interval=0, background=False)
+        index.attach(store)
+        try:
+            index.update(order)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            failed.append(exc)
+        finally:
+            index.close()
+
+    writers = [threading.Thread(target=update, args=(order,))
+               for order in ([first, second], [second, first])]
+    for writer in writers:
+        writer.start()
+    try:
+        wait_for("both writers to wait for a locked row", lambda: watch.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+        ).fetchone()[0] >= 2)
+        gate.commit()  # let both go at once
+    finally:
+        gate.close()
+        for writer in writers:
+            writer.join(120)
+        watch.close()
+    assert not failed, failed
+    assert "deadlock" not in caplog.text
+    reader = PostgresSearchIndex(dsn, catch_up_interval=0, background=False)
+    reader.attach(store)
+    try:
+        assert sorted(paths(reader.search("kestrel", catch_up=False))) == [first, second]
+    finally:
+        reader.close()
+
+
+def test_a_postgres_write_chosen_to_break_a_deadlock_is_written_again(store, pg_server):
+    """Two processes draining at once may upsert the same files in opposite orders; Postgres
+    then aborts one transaction. That write is tried again, so no process loses what it
+    indexed (here the other side is a plain connection locking the rows in the other order)."""
+    dsn = pg_database(pg_server)
+    index = PostgresSearchIndex(dsn, catch_up_interval=0, background=False)
+    index.attach(store)
+    first = note(store, "ops-bot", "first", "first draft\n")
+    second = note(store, "ops-bot", "second", "second draft\n")
+    index.update([first, second])
+    note(store, "ops-bot", "first", "first kestrel\n")
+    note(store, "ops-bot", "second", "second kestrel\n")
+    other = psycopg.connect(dsn, autocommit=False)
+    watch = psycopg.connect(dsn, autocommit=True)
+    other.execute("SET deadlock_timeout = '60s'")  # the index's transaction is the victim
+    other.execute("SELECT 1 FROM memoryui_fts_files WHERE path = %s FOR UPDATE", (second,))
+    failed: list[BaseException] = []
+
+    def update() -> None:
+        try:
+            index.update([first, second])
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            failed.append(exc)
+        finally:
+            index.close()
+
+    writer = threading.Thread(target=update)
+    writer.start()
+    try:
+        wait_for("the index's write to wait for the locked row", lambda: watch.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+        ).fetchone()[0] >= 1)
+        # the opposite order: Postgres finds the cycle and aborts the index's transaction
+        other.execute("SELECT 1 FROM memoryui_fts_files WHERE path = %s FOR UPDATE", (first,))
+        other.commit()
+    finally:
+        other.close()
+        writer.join(120)
+        watch.close()
+    assert not failed, failed
+    reader = PostgresSearchIndex(dsn, catch_up_interval=0, background=False)
+    reader.attach(store)
+    try:
+        assert sorted(paths(reader.search("kestrel", catch_up=False))) == [first, second]
+    finally:
+        reader.close()

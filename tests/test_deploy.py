@@ -1,8 +1,9 @@
 """The shipped deployment files. The proxy configurations, `deploy/nginx.conf` and
 `deploy/Caddyfile`, run by Debian's nginx and Caddy in front of a real server: TLS ends in
 the proxy; memoryui builds https links, sees the client the proxy saw (not an address the
-client names itself), and takes hosts' git pushes larger than any page body, streamed
-through. The systemd units load in systemd without a key it would ignore."""
+client names itself), over TCP and over a unix socket, and takes hosts' git pushes larger
+than any page body, streamed through. The systemd units load in systemd without a key it
+would ignore."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import http.client
 import os
 import random
 import shutil
+import sqlite3
 import ssl
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,10 +36,12 @@ PROXIES = [pytest.param(kind, marks=pytest.mark.skipif(not Path(program).exists(
 
 class Proxied:
     """nginx or Caddy on 127.0.0.1:`port` with a certificate of its own, in front of
-    `server`, run from the shipped file with only the addresses and certificate changed."""
+    `server` (or of the unix `socket` it listens on), run from the shipped file with only
+    the addresses and certificate changed."""
 
-    def __init__(self, kind: str, server: RealServer, tmp: Path) -> None:
-        self.kind, self.server, self.tmp = kind, server, tmp
+    def __init__(self, kind: str, server: RealServer, tmp: Path,
+                 socket: Path | None = None) -> None:
+        self.kind, self.server, self.tmp, self.socket = kind, server, tmp, socket
         self.port, self.plain_port = free_port(), free_port()
         self.base = f"https://127.0.0.1:{self.port}"
         self.cert, self.key = tmp / "proxy.pem", tmp / "proxy.key"
@@ -45,6 +50,9 @@ class Proxied:
                         "-keyout", str(self.key), "-out", str(self.cert)],
                        check=True, capture_output=True, timeout=120)
         self.tls = ssl.create_default_context(cafile=str(self.cert))
+
+    def _upstream(self, unix: str) -> str:
+        return f"{unix}{self.socket}" if self.socket else f"127.0.0.1:{self.server.port}"
 
     def _shipped(self, name: str, changes: tuple[tuple[str, str], ...]) -> str:
         text = (ROOT / "deploy" / name).read_text()
@@ -55,7 +63,7 @@ class Proxied:
 
     def _nginx(self) -> list[str]:
         site = self._shipped("nginx.conf", (
-            ("server 127.0.0.1:8000;", f"server 127.0.0.1:{self.server.port};"),
+            ("server 127.0.0.1:8000;", f"server {self._upstream('unix:')};"),
             ("listen 443 ssl", f"listen 127.0.0.1:{self.port} ssl"),
             ("listen 80;", f"listen 127.0.0.1:{self.plain_port};"),
             ("/etc/ssl/memory.example.com.pem", str(self.cert)),
@@ -77,7 +85,7 @@ class Proxied:
         site = self._shipped("Caddyfile", (
             ("memory.example.com {", "{\n\tadmin off\n\tauto_https disable_redirects\n}\n"
              f"https://127.0.0.1:{self.port} {{\n\ttls {self.cert} {self.key}"),
-            ("reverse_proxy 127.0.0.1:8000", f"reverse_proxy 127.0.0.1:{self.server.port}")))
+            ("reverse_proxy 127.0.0.1:8000", f"reverse_proxy {self._upstream('unix/')}")))
         (self.tmp / "Caddyfile").write_text(site)
         return [PROGRAMS["caddy"], "run", "--adapter", "caddyfile",
                 "--config", str(self.tmp / "Caddyfile")]
@@ -91,7 +99,7 @@ class Proxied:
             proc = subprocess.Popen(command, env={**os.environ, **home}, stdout=out,
                                     stderr=subprocess.STDOUT)
         try:
-            wait_for(f"{self.kind} to answer", lambda: self._answers(proc), timeout=60)
+            wait_for(f"{self.kind} to answer", lambda: self._answers(proc), timeout=120)
             yield self
         finally:
             proc.terminate()
@@ -124,43 +132,86 @@ class Proxied:
         return done.status, f"sessionid={session}" if session else ""
 
 
-@contextmanager
-def behind(kind: str, tmp: Path) -> Iterator[Proxied]:
+def _server(tmp: Path) -> RealServer:
     server = RealServer(tmp / "server", workers=1, env={
         "MEMORYUI_LOGIN_FAILURES": "3", "MEMORYUI_PASSWORD": "lead-password-1"})
     server.migrate()
     server.manage("user", "lead", "--role", "curator")
     server.tokens = {"alpha": server.token("alpha"),  # type: ignore[attr-defined]
                      "host": server.token("--git", "--scopes", "alpha", "--name", "dagu-1")}
+    return server
+
+
+@contextmanager
+def behind(kind: str, tmp: Path) -> Iterator[Proxied]:
+    server = _server(tmp)
     with server:
         server.start()
         with Proxied(kind, server, tmp).running() as proxied:
             yield proxied
 
 
+@contextmanager
+def behind_a_socket(kind: str, tmp: Path) -> Iterator[Proxied]:
+    """Stock uvicorn on a unix socket (docs/deployment.md, "A proxy in front"), which only
+    `FORWARDED_ALLOW_IPS=*` trusts: a peer on a socket has no address to name."""
+    server = _server(tmp)
+    folder = Path(tempfile.mkdtemp(prefix="memoryui-uds-"))  # (a socket's path: 107 bytes)
+    socket = folder / "web.sock"
+    with (tmp / "uvicorn.log").open("wb") as log:
+        web = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "memoryui.asgi:application", "--uds",
+             str(socket), "--workers", "1"], cwd=ROOT,
+            env={**server.env, "FORWARDED_ALLOW_IPS": "*"}, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        with Proxied(kind, server, tmp, socket).running() as proxied:
+            yield proxied
+    finally:
+        web.terminate()
+        web.wait(60)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.mark.parametrize("kind", PROXIES)
 def test_memoryui_behind_a_proxy_builds_https_links_and_sees_the_client_the_proxy_saw(
         kind: str, tmp_path: Path) -> None:
     with behind(kind, tmp_path) as proxy:
-        status, session = proxy.sign_in("lead", "lead-password-1", {})
-        assert status == 302 and session
-        page = proxy.send("GET", "/activity/", headers={"Cookie": session})
-        assert page.status == 200
-        assert f"{proxy.base}/activity.atom" in page.body.decode()  # the feed's address: https
-        if kind == "nginx":  # plain HTTP only redirects (Caddy's own redirect is on port 80)
-            plain = http.client.HTTPConnection("127.0.0.1", proxy.plain_port, timeout=60)
-            plain.request("GET", "/activity/")
-            moved = plain.getresponse()
-            assert (moved.status, moved.headers["Location"]) == (
-                301, "https://127.0.0.1/activity/")
-            plain.close()
-        # A client that names an address of its own in X-Forwarded-For is still the
-        # address the proxy saw: its failures lock that address, whatever it names next.
-        answers = [proxy.sign_in("mallory", "guess", {"X-Forwarded-For": "203.0.113.9"})[0]
-                   for _ in range(3)]
-        assert answers == [200, 200, 429]
-        assert proxy.sign_in("lead", "lead-password-1",
-                             {"X-Forwarded-For": "198.51.100.1"})[0] == 429
+        _sees_https_and_the_client(kind, proxy)
+
+
+@pytest.mark.parametrize("kind", PROXIES)
+def test_memoryui_on_a_unix_socket_behind_a_proxy_trusts_it_with_a_star(
+        kind: str, tmp_path: Path) -> None:
+    with behind_a_socket(kind, tmp_path) as proxy:
+        _sees_https_and_the_client(kind, proxy)
+    failures = sqlite3.connect(proxy.server.tmp / "db.sqlite3")
+    try:  # the lockout counted the address the proxy saw, not one the client named
+        assert {ip for (ip,) in failures.execute("SELECT ip_address FROM axes_accessattempt")
+                } == {"127.0.0.1"}
+    finally:
+        failures.close()
+
+
+def _sees_https_and_the_client(kind: str, proxy: Proxied) -> None:
+    status, session = proxy.sign_in("lead", "lead-password-1", {})
+    assert status == 302 and session
+    page = proxy.send("GET", "/activity/", headers={"Cookie": session})
+    assert page.status == 200
+    assert f"{proxy.base}/activity.atom" in page.body.decode()  # the feed's address: https
+    if kind == "nginx":  # plain HTTP only redirects (Caddy's own redirect is on port 80)
+        plain = http.client.HTTPConnection("127.0.0.1", proxy.plain_port, timeout=60)
+        plain.request("GET", "/activity/")
+        moved = plain.getresponse()
+        assert (moved.status, moved.headers["Location"]) == (
+            301, "https://127.0.0.1/activity/")
+        plain.close()
+    # A client that names an address of its own in X-Forwarded-For is still the
+    # address the proxy saw: its failures lock that address, whatever it names next.
+    answers = [proxy.sign_in("mallory", "guess", {"X-Forwarded-For": "203.0.113.9"})[0]
+               for _ in range(3)]
+    assert answers == [200, 200, 429]
+    assert proxy.sign_in("lead", "lead-password-1",
+                         {"X-Forwarded-For": "198.51.100.1"})[0] == 429
 
 
 def _words(rng: random.Random, size: int) -> str:

@@ -9,6 +9,7 @@ import threading
 import pytest
 
 from memoryui.search import PostgresSearchIndex
+from memoryui.store import Store
 from tests.pg import pg_database
 from tests.search.helpers import note, paths
 from tests.waiting import wait_for
@@ -23,14 +24,7 @@ def test_postgres_indexes_writing_the_same_files_at_once_never_deadlock(store, p
     in one order, so neither waits on the other in a cycle and Postgres aborts nothing."""
     caplog.set_level(logging.INFO, logger="memoryui.search")
     dsn = pg_database(pg_server)
-    first = note(store, "ops-bot", "first", "first draft\n")
-    second = note(store, "ops-bot", "second", "second draft\n")
-    seed = PostgresSearchIndex(dsn, catch_up_interval=0, background=False)
-    seed.attach(store)
-    seed.update([first, second])
-    seed.close()
-    note(store, "ops-bot", "first", "first kestrel\n")
-    note(store, "ops-bot", "second", "second kestrel\n")
+    first, second = _two_notes_changed_since_indexed(dsn, store)
     gate = psycopg.connect(dsn, autocommit=False)  # holds both writers at their first row
     watch = psycopg.connect(dsn, autocommit=True)
     gate.execute("SELECT 1 FROM memoryui_fts_files WHERE path = ANY(%s) FOR UPDATE",
@@ -63,12 +57,7 @@ def test_postgres_indexes_writing_the_same_files_at_once_never_deadlock(store, p
         watch.close()
     assert not failed, failed
     assert "deadlock" not in caplog.text
-    reader = PostgresSearchIndex(dsn, catch_up_interval=0, background=False)
-    reader.attach(store)
-    try:
-        assert sorted(paths(reader.search("kestrel", catch_up=False))) == [first, second]
-    finally:
-        reader.close()
+    assert _indexed(dsn, store, "kestrel") == [first, second]
 
 
 def test_a_postgres_write_chosen_to_break_a_deadlock_is_written_again(store, pg_server):
@@ -76,13 +65,9 @@ def test_a_postgres_write_chosen_to_break_a_deadlock_is_written_again(store, pg_
     then aborts one transaction. That write is tried again, so no process loses what it
     indexed (here the other side is a plain connection locking the rows in the other order)."""
     dsn = pg_database(pg_server)
+    first, second = _two_notes_changed_since_indexed(dsn, store)
     index = PostgresSearchIndex(dsn, catch_up_interval=0, background=False)
     index.attach(store)
-    first = note(store, "ops-bot", "first", "first draft\n")
-    second = note(store, "ops-bot", "second", "second draft\n")
-    index.update([first, second])
-    note(store, "ops-bot", "first", "first kestrel\n")
-    note(store, "ops-bot", "second", "second kestrel\n")
     other = psycopg.connect(dsn, autocommit=False)
     watch = psycopg.connect(dsn, autocommit=True)
     other.execute("SET deadlock_timeout = '60s'")  # the index's transaction is the victim
@@ -111,9 +96,29 @@ def test_a_postgres_write_chosen_to_break_a_deadlock_is_written_again(store, pg_
         writer.join(120)
         watch.close()
     assert not failed, failed
+    assert _indexed(dsn, store, "kestrel") == [first, second]
+
+
+def _two_notes_changed_since_indexed(dsn: str, store: Store) -> tuple[str, str]:
+    """Two notes indexed as drafts, then rewritten with "kestrel": rows to update."""
+    first = note(store, "ops-bot", "first", "first draft\n")
+    second = note(store, "ops-bot", "second", "second draft\n")
+    seed = PostgresSearchIndex(dsn, catch_up_interval=0, background=False)
+    seed.attach(store)
+    try:
+        seed.update([first, second])
+    finally:
+        seed.close()
+    note(store, "ops-bot", "first", "first kestrel\n")
+    note(store, "ops-bot", "second", "second kestrel\n")
+    return first, second
+
+
+def _indexed(dsn: str, store: Store, word: str) -> list[str]:
+    """The paths a fresh reader of the index finds for `word`."""
     reader = PostgresSearchIndex(dsn, catch_up_interval=0, background=False)
     reader.attach(store)
     try:
-        assert sorted(paths(reader.search("kestrel", catch_up=False))) == [first, second]
+        return sorted(paths(reader.search(word, catch_up=False)))
     finally:
         reader.close()

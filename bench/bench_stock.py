@@ -1,5 +1,6 @@
-"""memoryui under `manage.py serve` and under stock uvicorn and granian, each beside
-`manage.py committer`, the server on its own cores and the load generator on others.
+"""memoryui under `manage.py serve` and under stock uvicorn, gunicorn (uvicorn workers) and
+granian, each beside `manage.py committer`, the server on its own cores and the load
+generator on others.
 
 For each stack, on a fresh empty workspace, with `WORKERS` workers:
 
@@ -63,7 +64,8 @@ N_REMEMBER = 4000
 HALF_SECONDS = 10.0
 IDLE_SECONDS = 30.0
 SETTLE_SECONDS = 15.0
-STACKS = ("serve", "uvicorn", "granian")
+STACKS = ("serve", "uvicorn", "gunicorn", "granian")
+STOCK = ("uvicorn", "gunicorn", "granian")  # the stock servers, compared with the others
 assert ENTRY_RE  # the entries `verify` counts are the ones `http_remember` sends
 
 
@@ -93,6 +95,11 @@ class Stack:
             self._spawn("manage.py", "committer")
             self._spawn("-m", "uvicorn", "memoryui.asgi:application", "--host", bind[0],
                         "--port", bind[1], "--workers", str(self.workers), *level)
+        elif self.kind == "gunicorn":
+            self._spawn("manage.py", "committer")
+            self._spawn("-m", "gunicorn", "memoryui.asgi:application", "-k",
+                        "uvicorn_worker.UvicornWorker", "-w", str(self.workers), "-b",
+                        ":".join(bind), *level)
         else:
             self._spawn("manage.py", "committer")
             self._spawn("-m", "granian", "--interface", "asgi", "--host", bind[0],
@@ -114,7 +121,7 @@ class Stack:
 
     def worker_rss(self) -> list[float]:
         server = self.procs[-1].pid
-        if self.kind == "granian":  # its workers are forks of the server process
+        if self.kind in ("granian", "gunicorn"):  # workers forked by the server process
             return sorted(mb for pid, mb in session_rss(server).items()
                           if _parent(pid) == server)
         workers = sorted(mb for p in self.procs for pid, mb in session_rss(p.pid).items()
@@ -241,8 +248,8 @@ def summarize(rounds: dict[str, list[dict[str, float]]]) -> None:
         print(f"median of {len(rounds[kind])}: {kind}: /healthz {figures['healthz']:.0f}/s, "
               f"remember {figures['remember']:.0f}/s ({figures['cpu']:.2f} ms of server CPU "
               f"a call), idle {figures['idle']:.2f} %")
-    for stock in ("uvicorn", "granian"):
-        for kind in median.keys() - {"uvicorn", "granian"}:
+    for stock in STOCK:
+        for kind in median.keys() - set(STOCK):
             if stock in median:
                 ratio = median[stock]["remember"] / median[kind]["remember"]
                 by_cpu = median[kind]["cpu"] / median[stock]["cpu"]

@@ -6,10 +6,11 @@ not import, its lifespan startup fails), but a worker that dies before it can re
 (the interpreter cannot read the virtualenv, say) is replaced every half second for as
 long as the supervisor lives, and connections wait in the listen backlog meanwhile. So
 `serve` first starts one interpreter the way a worker starts and imports the app, and
-while it serves it counts its worker processes' replacements
-(`multiprocessing.active_children`): past DEATHS_PER_WORKER per worker within
-DEATH_WINDOW seconds it asks uvicorn to stop (SIGTERM to itself) and exits non-zero with
-one line, as it does when a worker reported a failed start.
+while it serves it counts its worker processes' replacements: past DEATHS_PER_WORKER per
+worker within DEATH_WINDOW seconds it asks uvicorn to stop (SIGTERM to itself) and exits
+non-zero with one line, as it does when a worker reported a failed start. The count comes
+from the rank in the name multiprocessing gives each process ("SpawnProcess-N": the N-th
+this process started), so the workers that died between two looks count too.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ log = logging.getLogger("memoryui.serve")
 PREFLIGHT_TIMEOUT = 300.0  # seconds one interpreter may take to import the app
 DEATHS_PER_WORKER = 3  # replacements per worker within DEATH_WINDOW: a crash loop
 DEATH_WINDOW = 60.0
-WATCH_FIRST = 0.2  # seconds between looks at the worker processes in their first minute
+WATCH_FIRST = 0.05  # seconds between looks at the worker processes in their first minute
 WATCH_EVERY = 2.0  # and afterwards
 STARTUP_FAILURE = 3  # a uvicorn worker's exit status when it could not start (uvicorn.config)
 COMMITTER_BACKOFF = (1.0, 2.0, 5.0, 10.0, 30.0)  # before restarting a committer that died
@@ -128,6 +129,14 @@ class CommitterChild:
             proc.wait()
 
 
+def rank(name: str) -> int | None:
+    """N in the name multiprocessing gives the N-th process this one started
+    ("SpawnProcess-N"; Python's docs: "Process-N1:N2:...:Nk"); None for another name."""
+    head, _, tail = name.rpartition("-")
+    last = tail.rpartition(":")[2]
+    return int(last) if head and last.isdigit() else None
+
+
 class CrashWatch:
     """Watches the server's worker processes: asks this process to stop on a crash loop,
     and tells afterwards whether a worker reported a failed start (uvicorn's supervisor
@@ -138,6 +147,7 @@ class CrashWatch:
         self.limit = DEATHS_PER_WORKER * workers
         self.tripped = ""  # the one line said when it stopped the server
         self._seen: dict[int, multiprocessing.process.BaseProcess] = {}
+        self._started = 0  # worker processes started so far, as far as the looks tell
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="memoryui-crash-watch",
                                         daemon=True)
@@ -153,12 +163,21 @@ class CrashWatch:
         return any(p.exitcode == STARTUP_FAILURE for p in list(self._seen.values()))
 
     def _look(self) -> int:
-        """Note the worker processes alive now; how many of them are replacements."""
+        """Note the worker processes alive now; how many workers were started since the
+        last look beyond the first ones: the replacements, those that died unseen between
+        two looks included (a worker failing at start lives a few milliseconds)."""
         alive = [p for p in multiprocessing.active_children() if p.pid is not None]
         new = [p for p in alive if p.pid not in self._seen]
-        first = max(0, min(len(new), self.workers - len(self._seen)))  # not replacements
         self._seen.update((p.pid, p) for p in new)  # type: ignore[misc]
-        return len(new) - first
+        ranks = [rank(p.name) for p in new]
+        if None in ranks:  # a name given by someone else: count the new ones seen
+            first = max(0, min(len(new), self.workers - self._started))
+            self._started += len(new)
+            return len(new) - first
+        newest = max([r for r in ranks if r is not None], default=self._started)
+        replaced = max(0, newest - max(self._started, self.workers))
+        self._started = max(self._started, newest)
+        return replaced
 
     def _watch(self) -> None:
         began = time.monotonic()

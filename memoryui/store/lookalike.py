@@ -35,6 +35,8 @@ def existing_lookalike(root: Path | str, path: str, *, ignore: str | None = None
                 entries = sorted(e.name for e in it if not walk.hidden(e.name))
         except (FileNotFoundError, NotADirectoryError):
             return None
+        if part in entries:  # made meanwhile by another writer: the name itself
+            continue
         key = names.lookalike_key(part)
         for name in entries:
             found = "/".join([*parts[:i], name])

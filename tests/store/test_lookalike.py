@@ -4,11 +4,12 @@ exact existing name stays allowed."""
 
 from __future__ import annotations
 
+import os
 import unicodedata
 
 import pytest
 
-from memoryui.store import Actor, InvalidName, Store
+from memoryui.store import Actor, InvalidName, Store, lookalike
 from memoryui.store.lookalike import existing_lookalike
 from memoryui.store.revert import revert
 
@@ -72,3 +73,23 @@ def test_existing_lookalike_ignores_hidden_names_and_missing_folders(store: Stor
     assert existing_lookalike(store.root, f"{NOTES}/a.md") is None  # the name itself
     assert existing_lookalike(store.root, f"{NOTES}/A.md") == f"{NOTES}/a.md"
     assert existing_lookalike(store.root, ".GIT/config") is None
+
+
+def test_a_folder_another_writer_makes_meanwhile_is_not_a_lookalike_of_itself(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two agents' first writes into a new folder at once: the folder the other one makes
+    between this check's look for the name and its listing of the parent is the very name
+    (it was refused as its own look-alike, a 400 for an ordinary write)."""
+    store.write(f"{NOTES}/a.md", "a\n", actor=BOT, tool="write")
+    made = store.root / "agents" / "zulu"
+    real = os.path.lexists
+
+    def lexists(path: str) -> bool:
+        if path == str(made) and not made.exists():
+            made.mkdir()  # the other writer, just after this look
+            return False
+        return real(path)
+
+    monkeypatch.setattr(lookalike.os.path, "lexists", lexists)
+    assert existing_lookalike(store.root, "agents/zulu/memory/notes/b.md") is None
+

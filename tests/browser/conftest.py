@@ -109,8 +109,11 @@ def htmx_idle(page) -> None:
     triggers (a person cannot). htmx marks each phase with a class: `htmx-request` while
     the request runs, `htmx-swapping`/`htmx-settling` on the target, and `htmx-added` on
     new content until htmx has processed it (attached its triggers, then fired
-    `htmx:load`); when none is left in the page, everything swapped in is live.
+    `htmx:load`); when none is left in the page, everything swapped in is live. After a
+    full page load, htmx processes the page in its DOMContentLoaded handler, which has run
+    once the document is complete (window.htmx is defined before it runs).
     """
     page.wait_for_function(
-        "() => window.htmx !== undefined && !document.querySelector("
-        "'.htmx-request, .htmx-swapping, .htmx-settling, .htmx-added')")
+        "() => window.htmx !== undefined && document.readyState === 'complete' && "
+        "!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling, "
+        ".htmx-added')")

@@ -91,20 +91,9 @@ class Stack:
         if self.kind in ("serve", "baseline"):
             self._spawn("manage.py", "serve", "--no-migrate", "--workers", str(self.workers),
                         "--bind", ":".join(bind), *level)
-        elif self.kind == "uvicorn":
+        else:  # a stock server beside its committer, started first
             self._spawn("manage.py", "committer")
-            self._spawn("-m", "uvicorn", "memoryui.asgi:application", "--host", bind[0],
-                        "--port", bind[1], "--workers", str(self.workers), *level)
-        elif self.kind == "gunicorn":
-            self._spawn("manage.py", "committer")
-            self._spawn("-m", "gunicorn", "memoryui.asgi:application", "-k",
-                        "uvicorn_worker.UvicornWorker", "-w", str(self.workers), "-b",
-                        ":".join(bind), *level)
-        else:
-            self._spawn("manage.py", "committer")
-            self._spawn("-m", "granian", "--interface", "asgi", "--host", bind[0],
-                        "--port", bind[1], "--workers", str(self.workers),
-                        "--log-level", "warning", "memoryui.asgi:application")
+            self._spawn(*self._stock_server(bind, level))
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline:
             try:
@@ -115,6 +104,19 @@ class Stack:
                 pass
             time.sleep(0.1)  # poll interval
         raise RuntimeError(f"{self.kind} did not answer with a committer")
+
+    def _stock_server(self, bind: list[str], level: list[str]) -> list[str]:
+        """The stock server's command line, as docs/deployment.md gives it."""
+        workers = str(self.workers)
+        if self.kind == "uvicorn":
+            return ["-m", "uvicorn", "memoryui.asgi:application", "--host", bind[0],
+                    "--port", bind[1], "--workers", workers, *level]
+        if self.kind == "gunicorn":
+            return ["-m", "gunicorn", "memoryui.asgi:application", "-k",
+                    "uvicorn_worker.UvicornWorker", "-w", workers, "-b", ":".join(bind),
+                    *level]
+        return ["-m", "granian", "--interface", "asgi", "--host", bind[0], "--port", bind[1],
+                "--workers", workers, *level, "memoryui.asgi:application"]
 
     def cpu(self) -> float:
         return sum(session_cpu(p.pid) for p in self.procs)

@@ -171,11 +171,16 @@ def _pushed(result: str) -> None:
         return  # nothing was integrated (refused, or up to date)
     if not data:
         return  # nothing was integrated (refused, or up to date)
+    if data.get("error"):
+        log.error("git push by %s failed in memoryui's hook:\n%s",
+                  data.get("pusher", "a host"), data["error"])
     if data.get("proposals"):
         _announce(list(data["proposals"]))
         log.info("git push by %s: %d proposal(s)", data.get("pusher", "a host"),
                  len(data["proposals"]))
         return
+    if "new" not in data:
+        return  # the hook failed before anything was integrated
     paths = data.get("paths") or []
     if paths:
         get_store().notify(paths)

@@ -1,4 +1,4 @@
-"""What served git runs before a ref moves: `python -m memoryui.gitserve.hooks <hook>`.
+"""What served git runs for a push: `python -m memoryui.gitserve.hooks <hook>`.
 
 `pre-receive` (the pushed objects still in git's quarantine): only the workspace branch
 or `refs/for/<branch>` (not both at once), no delete, the token still active, every new
@@ -9,33 +9,26 @@ committed; a push for review must propose something that can be proposed. A refu
 line on stderr (git shows it as `remote: ...`) and exit 1: git drops the quarantine, so no
 object of the push is kept.
 
-`proc-receive` (procreceive.py): a push to `refs/for/<branch>` becomes proposals; no ref
-of that name is created.
-
-`reference-transaction prepared` (the objects are in the store, receive-pack holds the
-served ref's lock): the push is integrated as a sync round integrates a fast-forward, under
-the store's commit and write locks: pending writes committed, HEAD checked again (an agent
-write that came in since the pre-receive check makes the push fail; the host fetches and
-pushes again), the working tree brought to the pushed commit, the branch moved by a
-compare-and-swap, git's index refreshed, the pushed commits recorded with their pusher.
-Exit 1 aborts git's ref update, so the served ref never gets ahead of the workspace.
+`proc-receive` (procreceive.py): git hands it every push that pre-receive let through. A
+push to the branch is integrated into the workspace (integrate.py), or refused `fetch
+first` when an agent's write came in since the pre-receive check; a push to
+`refs/for/<branch>` becomes proposals. git itself moves no ref: the served ref never gets
+ahead of the workspace.
 
 The hook is told its workspace, layout, rules and token through the environment (app.py).
 """
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pygit2
 
+from memoryui.gitserve.integrate import MOVED
 from memoryui.gitserve.procreceive import NotProposed, planned, proc_receive
-from memoryui.gitserve.pushlog import PushedLog
 from memoryui.gitserve.pushpolicy import (
     Review,
     branch_refusal,
@@ -48,8 +41,6 @@ from memoryui.gitserve.pushpolicy import (
     touched,
 )
 from memoryui.gitserve.rules import PushRules, changes, first_refusal
-from memoryui.gitserve.served import mirror_ref
-from memoryui.store.errors import InvalidName
 from memoryui.store.gitobjects import ZERO
 from memoryui.store.layout import get_layout
 
@@ -60,8 +51,6 @@ if TYPE_CHECKING:
 QUARANTINE_ENV = ("GIT_QUARANTINE_PATH", "GIT_OBJECT_DIRECTORY",
                   "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_DIR", "GIT_NAMESPACE",
                   "GIT_PUSH_OPTION_COUNT")
-MOVED = ("the workspace has moved on since your last fetch (agents wrote meanwhile): "
-         "fetch, merge and push again")
 
 
 class Refusal(Exception):
@@ -188,70 +177,6 @@ def _unplannable(repo: pygit2.Repository, found: Review, head: str | None) -> st
     return None
 
 
-def reference_transaction(state: str, stdin: str) -> None:
-    if state != "prepared":
-        return
-    _clean_env()
-    store = _open_store()
-    try:
-        mirror = mirror_ref(store.git.branch_ref())
-        for old, new, ref in _updates(stdin):
-            if ref == mirror:
-                _integrate(store, old, new)
-    finally:
-        store.close()
-
-
-def _integrate(store: Store, old: str, new: str) -> None:
-    from memoryui.store.gitcli import run_git
-    from memoryui.store.sync.worktree import checkout, refresh_index, undo
-    git = store.git
-    repo = git.repo
-    with git.commit_lock, git.write_lock:
-        git.flush()
-        head = git.head()
-        if (head or ZERO) != old:
-            raise Refusal(MOVED)
-        done = checkout(repo, store.root, head, new, git.state_dir)
-        try:
-            run_git(store.root, "update-ref", "-m", "memoryui git push", git.branch_ref(), new,
-                    head or ZERO)
-        except subprocess.CalledProcessError:
-            undo(store.root, done)
-            raise Refusal(MOVED) from None
-        refresh_index(repo, store.root, new, done.paths)
-        args = ["rev-list", "--reverse", new] + ([f"^{head}"] if head else [])
-        shas = run_git(store.root, *args).decode().split()
-        PushedLog(git.state_dir).add(shas, int(os.environ.get("MEMORYUI_PUSH_TOKEN_ID", "0")),
-                                     os.environ.get("MEMORYUI_PUSH_TOKEN_NAME", ""))
-        git.count_commits(len(shas))
-    _flag_secrets(store, done.changed)
-    result = os.environ.get("MEMORYUI_PUSH_RESULT")
-    if result:
-        Path(result).write_text(json.dumps({"old": head, "new": new, "paths": done.paths,
-                                            "commits": shas, "kept": done.kept,
-                                            "pusher": os.environ.get("MEMORYUI_PUSH_TOKEN_NAME",
-                                                                     "")}))
-
-
-def _flag_secrets(store: Store, paths: list[str]) -> None:
-    """Flag (never refuse: they are in the host's history already) credentials in the pushed
-    files, as for a sync's arrivals; scanned outside the write lock (a large file takes
-    seconds), recorded under it (the record has one writer across processes)."""
-    if not store.secrets.enabled:
-        return
-    found: dict[str, list] = {}
-    for path in paths:
-        try:
-            text = store.read(path)
-        except (OSError, InvalidName):
-            continue
-        found[path] = store.secrets.scan(text) if text is not None else []
-    with store.git.write_lock:
-        for path, findings in found.items():
-            store.secrets.record.set(path, findings)
-
-
 def main(argv: list[str]) -> int:
     hook = argv[1] if len(argv) > 1 else ""
     if hook == "proc-receive":  # a conversation with git, not one read of stdin
@@ -264,8 +189,6 @@ def main(argv: list[str]) -> int:
     try:
         if hook == "pre-receive":
             pre_receive(stdin)
-        elif hook == "reference-transaction":
-            reference_transaction(argv[2] if len(argv) > 2 else "", stdin)
     except Refusal as exc:
         print(f"memoryui refused the push: {exc}", file=sys.stderr)
         return 1

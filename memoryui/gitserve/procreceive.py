@@ -23,12 +23,14 @@ from __future__ import annotations
 import json
 import os
 import sys
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO
 
 import pygit2
 
+from memoryui.gitserve.integrate import Moved, integrate
 from memoryui.gitserve.pushpolicy import (
     Proposed,
     Review,
@@ -193,6 +195,44 @@ def propose_push(store: Store, new: str, say: list[str]) -> list[Made]:
     return made
 
 
+def _integrated(store: Store, old: str, new: str, ref: str, errors: list[str]) -> list[str]:
+    """The report for a push to the workspace branch: `ok` once it is HEAD, or `ng` (git
+    shows `[remote rejected] ... (fetch first: ...)`) when the workspace moved meanwhile."""
+    try:
+        integrate(store, old, new)
+    except Moved as exc:
+        return [f"ng {ref} {exc}"]
+    except Exception as exc:  # noqa: BLE001 - the host gets one line, the server's log the rest
+        errors.append(traceback.format_exc())
+        return [f"ng {ref} memoryui could not integrate the push ({type(exc).__name__})"]
+    return [f"ok {ref}"]
+
+
+def _proposed(store: Store, new: str, ref: str, created: list[str], errors: list[str]
+              ) -> list[str]:
+    """The reports for a push for review: one per proposal made or extended."""
+    say: list[str] = []
+    try:
+        made = propose_push(store, new, say)
+    except NotProposed as exc:
+        made, failure = [], str(exc)
+    except Exception as exc:  # noqa: BLE001 - the host gets one line, the server's log the rest
+        errors.append(traceback.format_exc())
+        made, failure = [], (f"memoryui could not make the proposals "
+                             f"({type(exc).__name__}); those listed above were made")
+    for line in say:  # (a failure after some proposals: the host sees which)
+        print(f"memoryui: {line}", file=sys.stderr)
+    if not made:
+        return [f"ng {ref} {failure}" if failure else f"ok {ref}"]
+    reports = []
+    for m in made:
+        reports += [f"ok {ref}", f"option refname {m.ref}", f"option old-oid {m.old}",
+                    f"option new-oid {m.new}"]
+        if m.created:
+            created.append(m.id)
+    return reports
+
+
 def proc_receive(stdin: BinaryIO, stdout: BinaryIO, open_store: Callable[[], Store]) -> int:
     """Speak git's proc-receive protocol; 0 once every command has its report."""
     read_packets(stdin)  # version=1 and the features git offers (none is needed)
@@ -202,38 +242,21 @@ def proc_receive(stdin: BinaryIO, stdout: BinaryIO, open_store: Callable[[], Sto
     store = open_store()
     reports: list[str] = []
     created: list[str] = []
+    errors: list[str] = []
     try:
         store.flush()  # what agents wrote so far is in HEAD: proposals start from it
-        for _old, new, ref in commands:
-            say: list[str] = []
-            failure = ""
-            try:
-                made = propose_push(store, new, say)
-            except NotProposed as exc:
-                made, failure = [], str(exc)
-            except Exception as exc:  # noqa: BLE001 - the host gets one line, never a traceback
-                made, failure = [], (f"memoryui could not make the proposals "
-                                     f"({type(exc).__name__}); those listed above were made")
-            for line in say:  # (a failure after some proposals: the host sees which)
-                print(f"memoryui: {line}", file=sys.stderr)
-            if failure:
-                reports.append(f"ng {ref} {failure}")
-                continue
-            if not made:
-                reports.append(f"ok {ref}")
-            for m in made:
-                reports += [f"ok {ref}", f"option refname {m.ref}", f"option old-oid {m.old}",
-                            f"option new-oid {m.new}"]
-                if m.created:
-                    created.append(m.id)
+        branch = store.git.branch_ref()
+        for old, new, ref in commands:
+            reports += (_integrated(store, old, new, ref, errors) if ref == branch
+                        else _proposed(store, new, ref, created, errors))
     finally:
         store.close()
     sys.stderr.flush()
     stdout.write(b"".join(packet(r) for r in reports) + FLUSH)
     stdout.flush()
     result = os.environ.get("MEMORYUI_PUSH_RESULT")
-    if result and created:
+    if result and (created or errors):  # (a branch push writes its own: integrate.py)
         with open(result, "w") as fh:
-            json.dump({"proposals": created,
+            json.dump({"proposals": created, "error": "\n".join(errors),
                        "pusher": os.environ.get("MEMORYUI_PUSH_TOKEN_NAME", "")}, fh)
     return 0

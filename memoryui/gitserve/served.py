@@ -5,8 +5,9 @@ and push `refs/namespaces/memoryui-git/refs/heads/<branch>`, a mirror of the wor
 branch, never the branch itself: git's own ref update cannot move the workspace's HEAD
 behind the store's back. The mirror is set to HEAD before every request (a compare-and-swap
 that gives way to a push holding it). A push's objects land in the workspace's own object
-store (no copy), held in git's quarantine until the checks pass; the `reference-transaction`
-hook then moves the real branch and the working tree under the store's locks (hooks.py).
+store (no copy), held in git's quarantine until the checks pass; the `proc-receive` hook
+then moves the real branch and the working tree under the store's locks (integrate.py),
+and the mirror after them.
 
 Hooks run only here: every other git memoryui starts has `core.hooksPath=/dev/null`.
 """
@@ -24,7 +25,7 @@ from memoryui.store.gitobjects import ZERO
 
 NAMESPACE = "memoryui-git"
 PACKAGE_HOME = Path(__file__).resolve().parents[2]  # the folder holding `memoryui`
-HOOKS = ("pre-receive", "reference-transaction", "proc-receive")
+HOOKS = ("pre-receive", "proc-receive")
 
 # receive-pack's own rules on top of memoryui's: no deletes, no non-fast-forward (force is
 # never possible), every received object checked by fsck (a malformed pack is refused).
@@ -35,9 +36,12 @@ SERVING = (
     # receive-pack's check for a non-bare repository does not see through
     ("receive.denyCurrentBranch", "ignore"),
     ("receive.fsckObjects", "true"),
-    # a push to refs/for/<branch> is handed to the proc-receive hook: it becomes proposals
-    # and no ref of that name is ever created (pushpolicy.py, procreceive.py)
+    # every push that pre-receive lets through is handed to the proc-receive hook, so git
+    # moves no ref itself: a push to the branch is integrated into the workspace (or refused
+    # with a report when an agent wrote meanwhile, integrate.py), a push to refs/for/<branch>
+    # becomes proposals and no ref of that name is ever created (procreceive.py)
     ("receive.procReceiveRefs", "refs/for"),
+    ("receive.procReceiveRefs", "refs/heads"),
     ("receive.advertisePushOptions", "false"),
     ("receive.shallowUpdate", "false"),
     ("http.receivepack", "true"),
@@ -58,11 +62,8 @@ def hooks_dir(state_dir: Path) -> Path:
     folder = state_dir / "githooks"
     folder.mkdir(parents=True, exist_ok=True)
     for name in HOOKS:
-        # git runs hooks in the repository: the hook finds memoryui where this process did.
-        # Only a transaction's "prepared" state has work (Python starts once, not thrice).
-        only = ('[ "$1" = prepared ] || { cat >/dev/null; exit 0; }\n'
-                if name == "reference-transaction" else "")
-        script = (f'#!/bin/sh\n{only}PYTHONPATH="{PACKAGE_HOME}${{PYTHONPATH:+:$PYTHONPATH}}" '
+        # git runs hooks in the repository: the hook finds memoryui where this process did
+        script = (f'#!/bin/sh\nPYTHONPATH="{PACKAGE_HOME}${{PYTHONPATH:+:$PYTHONPATH}}" '
                   f'exec "{sys.executable}" -m memoryui.gitserve.hooks {name} "$@"\n')
         path = folder / name
         try:
@@ -74,6 +75,9 @@ def hooks_dir(state_dir: Path) -> Path:
         tmp.write_text(script)
         tmp.chmod(0o755)
         tmp.replace(path)
+    for stale in folder.iterdir():  # a hook an earlier version installed must not run
+        if stale.name not in HOOKS and not stale.name.startswith("."):
+            stale.unlink(missing_ok=True)
     return folder
 
 

@@ -24,10 +24,9 @@ def _push_until_landed(host: Host, files: dict[str, str]) -> None:
         pushed = host.push()
         if pushed.returncode == 0:
             return
-        # a write landing between git's check and the branch move is refused at the move,
-        # where receive-pack stops without a report (docs/git-remote.md)
-        assert any(why in pushed.stderr for why in (
-            "fetch first", "rejected", "the remote end hung up unexpectedly")), pushed.stderr
+        # refused by git's own check, by pre-receive, or at the branch move when an agent's
+        # write landed in between: each time git's report says why, and exit 1
+        assert pushed.returncode == 1 and "fetch first" in pushed.stderr, pushed.stderr
         assert "refused the push: '" not in pushed.stderr, pushed.stderr  # never a rule
         host.git("pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
     raise AssertionError(f"{host.name} never landed its push")

@@ -1,16 +1,27 @@
-"""A push for review's files as proposals, on a real workspace: the pushed text merged with
-a newer workspace version, an overlap or a file that is not text refused, and git's
-pkt-line framing of the proc-receive conversation."""
+"""The proc-receive hook on a real workspace: a push to the branch integrated, or refused
+`fetch first` when an agent wrote since git's checks; a push for review's files as
+proposals (the pushed text merged with a newer workspace version, an overlap or a file
+that is not text refused); git's pkt-line framing of the conversation."""
 
 from __future__ import annotations
 
 import io
+import json
+from pathlib import Path
 
 import pygit2
 import pytest
 
-from memoryui.gitserve.procreceive import FLUSH, NotProposed, packet, planned, read_packets
+from memoryui.gitserve.procreceive import (
+    FLUSH,
+    NotProposed,
+    packet,
+    planned,
+    proc_receive,
+    read_packets,
+)
 from memoryui.gitserve.pushpolicy import Proposed, Review
+from memoryui.gitserve.served import mirror_ref, refresh_mirror
 from memoryui.store import Actor, Store
 
 MEMORY = "agents/alpha/memory/MEMORY.md"
@@ -62,3 +73,38 @@ def test_pkt_lines_are_framed_as_git_reads_them() -> None:
     assert read_packets(stream) == [b"a b refs/for/main"]
     with pytest.raises(EOFError):
         read_packets(stream)
+
+
+def _converse(store: Store, *commands: str) -> list[bytes]:
+    """git's side of a proc-receive conversation; the hook's reports."""
+    stdin = io.BytesIO(packet("version=1") + FLUSH + b"".join(packet(c) for c in commands)
+                       + FLUSH)
+    stdout = io.BytesIO()
+    assert proc_receive(stdin, stdout, lambda: Store(store.root)) == 0
+    stdout.seek(0)
+    assert read_packets(stdout) == [b"version=1"]
+    return read_packets(stdout)
+
+
+def test_a_push_to_the_branch_is_refused_fetch_first_when_an_agent_wrote_meanwhile(
+        store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    result = tmp_path / "result.json"
+    monkeypatch.setenv("MEMORYUI_PUSH_RESULT", str(result))
+    branch = store.git.branch_ref()
+    base = _write(store, "# alpha\n")
+    late = _pushed(store, base, b"# alpha\n\nby the host\n").commit
+    head = _write(store, "# alpha\n\nby an agent, after git's checks\n")
+
+    reports = _converse(store, f"{base} {late} {branch}")
+    assert len(reports) == 1 and reports[0].startswith(f"ng {branch} fetch first:".encode())
+    assert store.git.head() == head  # nothing moved, the agent's write kept
+    assert (store.root / MEMORY).read_text() == "# alpha\n\nby an agent, after git's checks\n"
+    assert not result.exists() or result.read_text() == ""
+
+    refresh_mirror(store.root)  # (as the push's request does, before git starts)
+    fresh = _pushed(store, head, b"# alpha\n\nby an agent, after git's checks\n\nhost\n")
+    assert _converse(store, f"{head} {fresh.commit} {branch}") == [f"ok {branch}".encode()]
+    assert store.git.head() == fresh.commit
+    assert (store.root / MEMORY).read_text().endswith("\n\nhost\n")
+    assert str(store.git.repo.references[mirror_ref(branch)].target) == fresh.commit
+    assert json.loads(result.read_text())["commits"] == [fresh.commit]

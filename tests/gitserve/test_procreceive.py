@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 from pathlib import Path
 
 import pygit2
@@ -108,3 +109,27 @@ def test_a_push_to_the_branch_is_refused_fetch_first_when_an_agent_wrote_meanwhi
     assert (store.root / MEMORY).read_text().endswith("\n\nhost\n")
     assert str(store.git.repo.references[mirror_ref(branch)].target) == fresh.commit
     assert json.loads(result.read_text())["commits"] == [fresh.commit]
+
+
+def test_a_failure_in_the_hook_gives_the_host_one_line_and_the_server_its_traceback(
+        store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    from memoryui.gitserve.app import _pushed as after_the_push
+    result = tmp_path / "result.json"
+    monkeypatch.setenv("MEMORYUI_PUSH_RESULT", str(result))
+    monkeypatch.setenv("MEMORYUI_PUSH_TOKEN_NAME", "ci-host")
+    branch = store.git.branch_ref()
+    base = _write(store, "# alpha\n")
+    pushed = _pushed(store, base, b"# alpha\n\nby the host\n").commit
+
+    def broken(*_args: object) -> None:
+        raise RuntimeError("the disk caught fire")
+    monkeypatch.setattr("memoryui.gitserve.procreceive.integrate", broken)
+
+    assert _converse(store, f"{base} {pushed} {branch}") == [
+        f"ng {branch} memoryui could not integrate the push (RuntimeError)".encode()]
+    assert store.git.head() == base
+    with caplog.at_level(logging.ERROR, logger="memoryui.gitserve"):
+        after_the_push(str(result))
+    assert "git push by ci-host failed" in caplog.text
+    assert "Traceback" in caplog.text and "the disk caught fire" in caplog.text

@@ -74,7 +74,7 @@ class IndexBase(VectorSearch, Updater):
         tree = parse_tree(query)
         filters = check_filters(scope=scope, kind=kind, date_from=date_from, date_to=date_to,
                                 visible_to=visible_to)
-        self.drain()
+        self.drain_for_reader()
         return self._paths(tree, query, filters)
 
     def search(self, query: str, *, scope: str | Sequence[str] | None = None,
@@ -97,7 +97,7 @@ class IndexBase(VectorSearch, Updater):
         tree = parse_tree(query, prefix_last=prefix_last)
         filters = check_filters(scope=scope, kind=kind, date_from=date_from, date_to=date_to,
                                 visible_to=visible_to)
-        self.drain()
+        self.drain_for_reader()
         if catch_up:
             self.maybe_catch_up()
         limit = max(1, min(int(limit), MAX_LIMIT))

@@ -48,6 +48,8 @@ class IndexBase(Protocol):
 
     def drain(self, leave_to_host: bool = False, hold_busy: bool = False) -> int: ...
 
+    def drain_for_reader(self) -> int: ...
+
     def maybe_catch_up(self) -> None: ...
 
     def vectors_ready(self) -> bool: ...
@@ -125,7 +127,7 @@ def files_by_meaning(index: IndexBase, text: str, k: int, *,
                      visible_to: str | None = None) -> list[Passage]:
     """The best passage of each of up to `k` files that match `text` by meaning, best first
     ([] when meaning cannot help: the tools' side of `hybrid`, which reports why)."""
-    index.drain()
+    index.drain_for_reader()
     index.maybe_catch_up()
     if _unavailable(index) or not text.strip():
         return []

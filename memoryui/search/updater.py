@@ -4,8 +4,10 @@ scan, the full rebuild) is `indexer.Indexer`'s; storage is the backend's (`sqlit
 `postgres.py`).
 
 - Every write through memoryui calls `enqueue(paths)`; a thread indexes them within ~0.3 s
-  (indexing in the write path cost a third of an agent's `remember`), and every search drains
-  its own process's queue first, so a process always finds what it just wrote.
+  (indexing in the write path cost a third of an agent's `remember`), and every search
+  first indexes what was written lately in any process and is not in the index yet
+  (`drain_for_reader`, recent.py), so an agent finds what it just wrote whichever worker
+  answers.
 - `maybe_catch_up()` runs `catch_up()` before a search, throttled across processes by the
   stored `checked_at`, in a background thread so no search waits for it (the first use of an
   empty index builds it before answering).
@@ -25,6 +27,7 @@ from memoryui.store.threadnames import named
 
 from .indexer import Indexer
 from .passages import DailyMemo
+from .recent import RecentWrites, behind
 
 if TYPE_CHECKING:
     from memoryui.store import Store
@@ -67,6 +70,7 @@ class Updater(Indexer):
         self._drain_at_exit = False
         self._big: dict[str, float] = {}  # big file -> when the background drain indexed it
         self._logs = DailyMemo()
+        self._recent = RecentWrites()
 
     # -- wiring to a store -----------------------------------------------------------------
     def attach(self, store: Store) -> None:
@@ -154,6 +158,22 @@ class Updater(Indexer):
                 now = time.monotonic()
                 self._big.update((p, now) for p, n in sizes.items() if n >= REINDEX_BIG)
             return done
+
+    def drain_for_reader(self) -> int:
+        """Before a search answers: what was written lately in any process and is not in the
+        index yet is queued (recent.py), then everything queued is indexed."""
+        store = self.store
+        if store is not None:
+            try:
+                paths = self._recent.written(store, LEFT_TO_HOST_FOR)
+                with self._queue_lock:  # queued already: drained next, as the writer had it
+                    paths -= self._queue.keys()
+                late = behind(store.root, paths, self._stamps(sorted(paths))) if paths else []
+                if late:
+                    self.enqueue(late)
+            except Exception:  # noqa: BLE001 - the search still answers from the index
+                log.exception("looking for recent writes to index failed")
+        return self.drain()
 
     def _held(self, changed: dict[str, float]) -> list[str]:
         """The big files among `changed` the background drain indexed too recently."""

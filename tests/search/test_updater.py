@@ -453,14 +453,17 @@ def test_a_change_another_worker_already_indexed_is_not_indexed_again(store, ind
 def test_the_background_drain_reindexes_a_busy_big_log_at_most_every_few_seconds(
         store, tmp_path, monkeypatch):
     """Under steady agent writes a daily log is re-indexed whole after every commit tick;
-    the background drain holds a big one back for REINDEX_EVERY seconds. Another process
-    (a second index on the same database) misses its newest entries meanwhile; a search in
-    the writing process drains everything first and finds them; small files are not held."""
+    the background drain holds a big one back for REINDEX_EVERY seconds. A search, in the
+    writing process or in another one (a second index and store on the same workspace, as
+    another worker), indexes what was written lately first and finds the newest entries;
+    small files are not held."""
     monkeypatch.setattr(updater, "REINDEX_BIG", 1000)
     monkeypatch.setattr(updater, "REINDEX_EVERY", 3600.0)  # not due within this test
     writer = SearchIndex(tmp_path / "shared.sqlite3", catch_up_interval=0, background=False)
     writer.attach(store)
+    worker = Store(store.root)
     other = SearchIndex(tmp_path / "shared.sqlite3", catch_up_interval=0, background=False)
+    other.attach(worker)
     try:
         log = daily(store, "ops-bot", "2026-11-20", ("09:00", "rolled back payments " * 80))
         small = note(store, "ops-bot", "disk", "The disk on db-3 is nearly full.\n")
@@ -470,16 +473,44 @@ def test_the_background_drain_reindexes_a_busy_big_log_at_most_every_few_seconds
         store.append(log, "- 09:30 paged kestrel\n", actor=BOT, tool="remember")
         store.write(small, "The disk on db-3 was resized.\n", actor=BOT, tool="test")
         writer.drain(hold_busy=True)
-        assert other.search("kestrel", catch_up=False).hits == []  # the big log waits
-        assert paths(other.search("resized", catch_up=False)) == [small]  # the note did not
-
-        assert paths(writer.search("kestrel", catch_up=False)) == [log]  # drains first
-        assert paths(other.search("kestrel", catch_up=False)) == [log]
+        assert writer._queue.keys() == {log}  # the big log waits in the background
+        assert paths(other.search("kestrel", catch_up=False)) == [log]  # read your writes
+        assert paths(other.search("resized", catch_up=False)) == [small]
+        assert paths(writer.search("kestrel", catch_up=False)) == [log]
 
         monkeypatch.setattr(updater, "REINDEX_EVERY", 0.0)  # the window has passed
         store.append(log, "- 10:00 paged heron\n", actor=BOT, tool="remember")
         writer.drain(hold_busy=True)
+        assert writer._queue == {}
         assert paths(other.search("heron", catch_up=False)) == [log]
     finally:
         writer.close()
         other.close()
+        worker.close()
+
+
+def test_a_search_finds_what_another_worker_wrote_before_its_committer_indexed_it(
+        tmp_path, index):
+    """Under a server with several workers an agent's search may reach another worker than
+    its write did, while the committer has not committed the write yet, or has committed it
+    and not indexed it yet (it indexes in its own time). The search indexes both first."""
+    committer = Store(tmp_path / "ws", commit_delay=30)  # commits when told, indexes never
+    live = CommitterLock(committer.git.state_dir)
+    assert live.hold()
+    writing = Store(tmp_path / "ws", commit_delay=30)  # a worker that leaves both to it
+    searching = Store(tmp_path / "ws", commit_delay=30)  # the worker the search reaches
+    index.attach(searching)
+    try:
+        log = daily(writing, "ops-bot", "2026-11-20", ("09:00", "paged kestrel"))
+        assert writing.head() is None and writing.hosted
+        assert paths(index.search("kestrel", catch_up=False)) == [log]  # journaled only
+
+        writing.append(log, "- 09:30 paged heron\n", actor=BOT, tool="remember")
+        committer.flush()  # committed by the committer, not indexed by anyone
+        assert committer.head() is not None and not committer.git.journaled_paths()
+        assert paths(index.search("heron", catch_up=False)) == [log]
+        assert paths(index.search("kestrel", catch_up=False)) == [log]
+    finally:
+        for s in (writing, searching, committer):
+            s.close()
+        live.close()

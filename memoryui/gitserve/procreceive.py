@@ -212,6 +212,7 @@ def _proposed(store: Store, new: str, ref: str, created: list[str], errors: list
               ) -> list[str]:
     """The reports for a push for review: one per proposal made or extended."""
     say: list[str] = []
+    failure = ""
     try:
         made = propose_push(store, new, say)
     except NotProposed as exc:

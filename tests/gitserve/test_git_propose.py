@@ -117,6 +117,9 @@ def test_a_propose_file_goes_in_by_refs_for_and_comes_back_by_pull(
     assert f"updated proposal {pid} for {MEMORY}" in again.stderr
     status, data = _api(policed, "GET", f"/api/v1/proposals/{pid}")
     assert "(TLS)" in data["proposal"]["proposed_text"] and len(data["proposal"]["commits"]) == 2
+    same = host.git("push", "origin", FOR_MAIN, check=False)  # pushed again as it is
+    assert same.returncode == 0, same.stderr
+    assert f"{MEMORY}: proposal {pid} has this version already" in same.stderr
     status, listed = _api(policed, "GET", "/api/v1/proposals")
     assert [p["id"] for p in listed["proposals"] if p["path"] == MEMORY] == [pid]
     session = policed.sign_in("lead", "lead-password-1")

@@ -14,12 +14,11 @@ How it stays current (docs/architecture.md, "The read model"):
   commit it follows (`head`), the paths of the new commits, with their last commit.
 - **Edits outside memoryui**: `scan` re-states what `git status` names, and what it named
   last time; at most every SCAN_EVERY seconds across processes, in the background.
-- **A workspace seen for the first time**: filled once (`fill`, streamed:
-  `catalogue_fill.py`) by the committer process, by a worker only when none runs.
-  Pages say so meanwhile (`filled` is false).
+- **A workspace seen for the first time**: filled once (`fill`, streamed: `catalogue_fill.py`)
+  by the committer process, by a worker only when none runs; `filled` is false meanwhile.
 
 A transaction that changes rows draws new `generations` for the scopes it touched (`""`:
-shared files) and the whole catalogue: page memos keyed by them are never stale.
+shared files) and the whole catalogue (`ALL`): page memos keyed by them are never stale.
 """
 
 from __future__ import annotations
@@ -77,9 +76,8 @@ class Catalogue(CatalogueReads):
 
     @classmethod
     def ready(cls, store: Store) -> Catalogue | None:
-        """The store's catalogue, current, for a page to read (HEAD's new commits taken
-        in, a scan for outside edits started when due); None while a large workspace's
-        first fill runs in the background (a small one is filled at once)."""
+        """The store's catalogue, current, for a page to read (HEAD's new commits taken in,
+        a scan for outside edits started when due); None while a large one is first filled."""
         cat = cls.of(store)
         if not cat.filled and gitindex.index_size(store.git.git_dir) < FILL_AT_ONCE_BELOW:
             cat.ensure(background=False)
@@ -302,7 +300,9 @@ class Catalogue(CatalogueReads):
     def _fill_quietly(self) -> None:  # in a thread: a failure is logged, the next page asks
         try:
             self.fill()
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - a workspace removed meanwhile is not a fault
+            if self.store is not None and not (self.store.git.git_dir / "HEAD").exists():
+                return log.warning("the workspace %s is gone: no catalogue", self.store.root)
             log.exception("filling the file catalogue failed")
 
     def fill(self) -> None:

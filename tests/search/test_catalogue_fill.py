@@ -3,11 +3,15 @@ to it by the workers while it lives."""
 
 from __future__ import annotations
 
+import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
 from pathlib import Path
+
+import pygit2
 
 from memoryui.search.catalogue import Catalogue
 from memoryui.search.catalogue_db import SqliteCatalogueDb
@@ -88,3 +92,22 @@ def test_a_fill_streams_every_file_with_its_newest_commit(tmp_path: Path) -> Non
         assert cat.scope_totals()["ops-bot"][:1] == (2,)
     finally:
         store.close()
+
+
+def test_a_fill_whose_workspace_is_removed_says_so_in_one_line(tmp_path: Path, caplog,
+                                                               monkeypatch) -> None:
+    """The committer stops on a removed workspace and says why; its catalogue fill, running
+    in a thread meanwhile, adds one line, not a traceback (an answer, not a fault)."""
+    store = seeded(tmp_path / "ws")
+    cat = Catalogue.of(store)
+    shutil.rmtree(store.root)
+
+    def fill() -> None:  # as the fill fails then: git finds no repository
+        (store.git.state_dir).mkdir(parents=True)  # (its lock file made the folder again)
+        raise pygit2.GitError(f"Repository not found at {store.root}")
+    monkeypatch.setattr(cat, "fill", fill)
+    with caplog.at_level(logging.WARNING, logger="memoryui.search"):
+        cat._fill_quietly()
+    assert [r.getMessage() for r in caplog.records] == [
+        f"the workspace {store.root} is gone: no catalogue"]
+    assert not any(r.exc_info for r in caplog.records)

@@ -301,7 +301,7 @@ class Catalogue(CatalogueReads):
         try:
             self.fill()
         except Exception:  # noqa: BLE001 - a workspace removed meanwhile is not a fault
-            if self.store is not None and not (self.store.git.git_dir / "HEAD").exists():
+            if self.store is not None and self.store.git.gone:
                 return log.warning("the workspace %s is gone: no catalogue", self.store.root)
             log.exception("filling the file catalogue failed")
 

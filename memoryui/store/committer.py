@@ -232,7 +232,7 @@ class Committer:
             if self._quiet_since is None:
                 self._quiet_since = time.monotonic()
             if self.hosting:
-                if not self.git.git_dir.is_dir():
+                if self.git.gone:
                     self._lost()
                     return {}
                 self.git.follow()  # what a stand-in committed, indexed here

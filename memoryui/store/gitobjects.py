@@ -59,6 +59,12 @@ class GitObjects:
         self._ensure_excludes()
 
     @property
+    def gone(self) -> bool:
+        """The workspace's repository was removed (deleted, unmounted): git's HEAD is what
+        tells, since a lock file taken meanwhile makes `.git/memoryui` again."""
+        return not (self.git_dir / "HEAD").exists()
+
+    @property
     def repo(self) -> pygit2.Repository:
         """One libgit2 handle per thread (handles are not meant to be shared)."""
         r = getattr(self._local, "repo", None)

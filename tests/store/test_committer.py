@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -299,3 +300,17 @@ def test_an_idle_store_ticks_seldom_and_still_commits_a_write_within_its_second(
     worker.close()
     live.close()
     store.close()
+
+
+def test_a_committer_sees_its_workspace_removed_though_a_lock_made_its_folder_again(
+        tmp_path: Path) -> None:
+    """A lock file another thread or process takes meanwhile makes `.git/memoryui` again;
+    the committer still sees that the repository is gone, and stops instead of running for
+    nobody."""
+    host = Store(tmp_path / "ws", commit_delay=0.05)
+    assert host.host_commits(wait=False)
+    host.committer.stop.set()  # ticks only when this test calls them
+    shutil.rmtree(host.root)
+    host.git.state_dir.mkdir(parents=True)  # as the catalogue's lock does
+    host.committer._tick()
+    assert host.committer.gone.is_set()

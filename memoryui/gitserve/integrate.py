@@ -63,12 +63,17 @@ def integrate(store: Store, old: str, new: str) -> None:
     except subprocess.CalledProcessError:
         pass
     _flag_secrets(store, done.changed)
+    tell_server({"old": head, "new": new, "paths": done.paths, "commits": shas,
+                 "kept": done.kept})
+
+
+def tell_server(done: dict) -> None:
+    """Hand the server what this push did, with its pusher (app.py `_pushed` reads it): the
+    hook's stdout is git's protocol and its stderr goes to the pushing host."""
     result = os.environ.get("MEMORYUI_PUSH_RESULT")
     if result:
-        Path(result).write_text(json.dumps({"old": head, "new": new, "paths": done.paths,
-                                            "commits": shas, "kept": done.kept,
-                                            "pusher": os.environ.get("MEMORYUI_PUSH_TOKEN_NAME",
-                                                                     "")}))
+        Path(result).write_text(json.dumps(
+            {**done, "pusher": os.environ.get("MEMORYUI_PUSH_TOKEN_NAME", "")}))
 
 
 def _flag_secrets(store: Store, paths: list[str]) -> None:

@@ -20,7 +20,6 @@ announces new ones (the webhook) once the push is done (app.py).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import traceback
@@ -30,7 +29,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import pygit2
 
-from memoryui.gitserve.integrate import Moved, integrate
+from memoryui.gitserve.integrate import Moved, integrate, tell_server
 from memoryui.gitserve.pushpolicy import (
     Proposed,
     Review,
@@ -255,9 +254,6 @@ def proc_receive(stdin: BinaryIO, stdout: BinaryIO, open_store: Callable[[], Sto
     sys.stderr.flush()
     stdout.write(b"".join(packet(r) for r in reports) + FLUSH)
     stdout.flush()
-    result = os.environ.get("MEMORYUI_PUSH_RESULT")
-    if result and (created or errors):  # (a branch push writes its own: integrate.py)
-        with open(result, "w") as fh:
-            json.dump({"proposals": created, "error": "\n".join(errors),
-                       "pusher": os.environ.get("MEMORYUI_PUSH_TOKEN_NAME", "")}, fh)
+    if created or errors:  # (a branch push that landed told it already: integrate.py)
+        tell_server({"proposals": created, "error": "\n".join(errors)})
     return 0

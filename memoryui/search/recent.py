@@ -74,7 +74,7 @@ class RecentWrites:
         found = (commit.commit_time, str(parent.id) if parent else None,
                  tuple(sorted(path for path, _old, _new in changes)))
         if len(self._commits) >= 4 * MAX_COMMITS:
-            self._commits.pop(next(iter(self._commits)))  # the one read longest ago
+            self._commits.pop(next(iter(self._commits)), None)  # the one read longest ago
         self._commits[sha] = found
         return found
 

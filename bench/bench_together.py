@@ -49,17 +49,19 @@ class Side:
         self.tokens = {s: self.server.token(s) for s in SCOPES}
         self.stack = Stack(kind, self.server, cpus, workers, root)
         self.sent: dict[str, str] = {}
+        self.errors = 0  # calls answered with anything but 200
 
 
 def drive(side: Side, calls: int, cpus: set[int], answers: Queue) -> None:
     """(In a client process) `calls` remember calls as fast as the server answers; puts
-    the time each answered call ended (perf_counter: one clock for every process) and
-    what was sent."""
+    the time each answered call ended (perf_counter: one clock for every process), what
+    was sent and the calls that failed."""
     os.sched_setaffinity(0, cpus)
     starts: list[float] = []
-    lat, _wall, sent, _errors = http_remember(side.server, side.tokens, calls, CLIENTS,
-                                              starts=starts)
-    answers.put((sorted(s + ms / 1000 for s, ms in zip(starts, lat, strict=True)), sent))
+    lat, _wall, sent, errors = http_remember(side.server, side.tokens, calls, CLIENTS,
+                                             starts=starts)
+    answers.put((sorted(s + ms / 1000 for s, ms in zip(starts, lat, strict=True)), sent,
+                 len(errors)))
 
 
 def pair(first: Side, second: Side, calls: int, client_cpus: set[int]) -> dict[str, float]:
@@ -81,15 +83,16 @@ def pair(first: Side, second: Side, calls: int, client_cpus: set[int]) -> dict[s
         results = [q.get() for q in queues]
         for proc in procs:
             proc.join()
-        for side, (_ends, sent) in zip(sides, results, strict=True):
+        for side, (_ends, sent, errors) in zip(sides, results, strict=True):
             side.sent.update(sent)
+            side.errors += errors
         settle(first.stack)
         settle(second.stack)
     finally:
         for side in sides:
             side.stack.stop()
     return rates_while_both({side.kind: ends
-                             for side, (ends, _) in zip(sides, results, strict=True)})
+                             for side, (ends, *_) in zip(sides, results, strict=True)})
 
 
 def rates_while_both(ends: dict[str, list[float]]) -> dict[str, float]:
@@ -131,7 +134,8 @@ def main() -> None:
                   f"baseline {rates['baseline']:.0f}/s, {args.stack} {rates[args.stack]:.0f}/s"
                   f" at the same time: {ratio:.2f}x", flush=True)
             for side in (base, stock):
-                print(f"  {side.kind}: {verify(side.server.workspace, side.sent)}")
+                print(f"  {side.kind}: {side.errors} failed calls; "
+                      f"{verify(side.server.workspace, side.sent)}")
     print(f"{args.stack} / baseline, {args.workers} workers each on CPU {args.server_cpus}: "
           f"median {statistics.median(ratios):.2f}x "
           f"(pairs {min(ratios):.2f}-{max(ratios):.2f}x)")

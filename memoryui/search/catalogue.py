@@ -12,8 +12,8 @@ How it stays current (docs/architecture.md, "The read model"):
   (no committer runs, or a person's edit committed at once) is re-stated by the worker.
 - **Commits** (the committer's, a sync's, a `git pull`, by hand): when HEAD moved from the
   commit it follows (`head`), the paths of the new commits, with their last commit.
-- **Edits outside memoryui**: `scan` re-states what `git status` names, and what it named
-  last time; at most every SCAN_EVERY seconds across processes, in the background.
+- **Edits outside memoryui**: `scan` re-states what `git status` names (now and last time),
+  in the background, at most every SCAN_EVERY seconds across processes.
 - **A workspace seen for the first time**: filled once (`fill`, streamed: `catalogue_fill.py`)
   by the committer process, by a worker only when none runs; `filled` is false meanwhile.
 
@@ -302,12 +302,12 @@ class Catalogue(CatalogueReads):
             self.fill()
         except Exception:  # noqa: BLE001 - a workspace removed meanwhile is not a fault
             if self.store is not None and self.store.git.gone:
-                return log.warning("the workspace %s is gone: no catalogue", self.store.root)
-            log.exception("filling the file catalogue failed")
+                log.warning("the workspace %s is gone: no catalogue", self.store.root)
+            else:
+                log.exception("filling the file catalogue failed")
 
     def fill(self) -> None:
-        """List every file with its last commit (streamed: `catalogue_fill.py`), once: one
-        process at a time fills, the others find it filled."""
+        """List every file with its last commit, once (streamed): one process fills at a time."""
         store = self._store()
         with ProcessLock(store.git.state_dir / "catalogue.lock"):
             if self.filled:

@@ -12,10 +12,11 @@ For each stack, on a fresh empty workspace, with `WORKERS` workers:
   with the neighbours' load; CPU per call hardly does, so the two side by side tell a
   slower stack from a busier host;
 - `remember` paced at half of that maximum for HALF_SECONDS, once the stack has settled:
-  p50/p99 (goal: p99 < 3x
-  p50), beside two floors at the same rate: `/healthz` paced on the same schedule (the
-  serving stack and the clients alone, no write) and the durable-write floor (the disk
-  alone);
+  p50/p99 (goal: p99 < 3x p50), beside two floors at the same rate: `/healthz` paced on
+  the same schedule (the serving stack and the clients alone, no write) and the
+  durable-write floor (the disk alone); and beside `/healthz` paced at half of *its own*
+  maximum, which keeps the server core as busy as the `remember` phase does: the tail that
+  queueing alone gives at that load, with no write in it;
 - the server's idle CPU (workers, supervisor and committer together, % of one core over
   IDLE_SECONDS, once SETTLE_SECONDS have passed since the last call: the committer
   indexes the last writes for search meanwhile, which is work, not idling) and each
@@ -146,7 +147,13 @@ def _parent(pid: int) -> int:
 
 def _spread(lat: list[float]) -> str:
     p50, p99 = percentile(lat, 50), percentile(lat, 99)
-    return f"p50 {p50:.1f} ms, p99 {p99:.1f} ms ({p99 / p50 if p50 else 0:.1f}x)"
+    return f"p50 {p50:.1f} ms, p99 {p99:.1f} ms ({_ratio(lat):.1f}x)"
+
+
+def _ratio(lat: list[float]) -> float:
+    """p99 over p50."""
+    p50 = percentile(lat, 50)
+    return percentile(lat, 99) / p50 if p50 else 0.0
 
 
 def measure(kind: str, tmp: Path, server_cpus: str, workers: int,
@@ -172,6 +179,8 @@ def measure(kind: str, tmp: Path, server_cpus: str, workers: int,
                                                    CLIENTS, rate=half)
         sent.update(p_sent)
         p_health = paced_healthz(server, int(half * HALF_SECONDS), CLIENTS, half)
+        h_half = len(h_lat) / h_wall / 2
+        p_own = paced_healthz(server, int(h_half * HALF_SECONDS), CLIENTS, h_half)
         before = stack.cpu()
         t = time.monotonic()
         time.sleep(SETTLE_SECONDS)  # a measured window, not a wait for something
@@ -193,12 +202,15 @@ def measure(kind: str, tmp: Path, server_cpus: str, workers: int,
         f"CPU time stolen by the host")
     say(f"  half load  {half:8.0f}/s  {_spread(p_lat)}  errors {len(p_errors)}")
     say(f"  /healthz   {half:8.0f}/s  {_spread(p_health)}  (paced the same: stack and clients)")
+    say(f"  /healthz   {h_half:8.0f}/s  {_spread(p_own)}  (half of its own maximum: the "
+        f"queueing of as busy a core)")
     say(f"  disk floor {half:8.0f}/s  {_spread(floor)}")
     say(f"  first {SETTLE_SECONDS:.0f} s after the load {after:.2f} % of a core; then idle "
         f"{idle:.2f} % (server and committer); worker RSS "
         f"{', '.join(f'{mb:.0f}' for mb in rss)} MB")
     say(f"  {verify(server.workspace, sent)}")
-    return {"healthz": len(h_lat) / h_wall, "remember": top, "idle": idle, "cpu": per_call}
+    return {"healthz": len(h_lat) / h_wall, "remember": top, "idle": idle, "cpu": per_call,
+            "tail": _ratio(p_lat), "queueing": _ratio(p_own)}
 
 
 def settle(stack: Stack, quiet: float = 2.0, window: float = 1.0, limit: float = 120.0
@@ -249,7 +261,8 @@ def summarize(rounds: dict[str, list[dict[str, float]]]) -> None:
     for kind, figures in median.items():
         print(f"median of {len(rounds[kind])}: {kind}: /healthz {figures['healthz']:.0f}/s, "
               f"remember {figures['remember']:.0f}/s ({figures['cpu']:.2f} ms of server CPU "
-              f"a call), idle {figures['idle']:.2f} %")
+              f"a call), idle {figures['idle']:.2f} %; at half load p99 {figures['tail']:.1f}x "
+              f"p50, /healthz at half of its own maximum {figures['queueing']:.1f}x")
     for stock in STOCK:
         for kind in median.keys() - set(STOCK):
             if stock in median:

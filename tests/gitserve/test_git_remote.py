@@ -10,6 +10,7 @@ import datetime as dt
 import json
 import subprocess
 import urllib.parse
+import uuid
 from pathlib import Path
 
 from tests.api.realserver import RealServer
@@ -66,6 +67,27 @@ def test_clone_reads_the_workspace_and_push_lands_with_its_author(remote: RealSe
     # Another clone sees the push (fetch goes through the same served ref).
     other = _host(remote, tmp_path, "second")
     assert other.git("rev-parse", "HEAD").stdout.strip() == sha
+
+
+def test_a_push_of_commits_made_days_ago_is_found_by_the_very_next_search(
+        remote: RealServer, tmp_path: Path) -> None:
+    """A host that committed while offline pushes later: its commits carry last week's
+    dates. Every search right after the push finds what it brought, on fresh connections
+    (either worker), before the committer or a catch-up scan has indexed it."""
+    host = _host(remote, tmp_path, "offline")
+    word = f"zq{uuid.uuid4().hex[:12]}"
+    note = "agents/alpha/memory/notes/offline.md"
+    host.commit({note: f"# offline\n\nThe {word} relay was replaced.\n"}, "written offline")
+    week_ago = {"GIT_AUTHOR_DATE": "@1700000000 +0000", "GIT_COMMITTER_DATE": "@1700000000 +0000"}
+    git(host.folder, *host.config, "commit", "--amend", "-q", "--no-edit", env=week_ago)
+    pushed = host.push()
+    assert pushed.returncode == 0, pushed.stderr
+    query = urllib.parse.urlencode({"q": word})
+    for i in range(10):
+        status, raw = remote.request("GET", f"/api/v1/search?{query}", headers={
+            "Authorization": f"Bearer {remote.tokens['alpha']}"})  # type: ignore[attr-defined]
+        assert status == 200, raw
+        assert [h["path"] for h in json.loads(raw)["results"]] == [note], i
 
 
 def test_push_outside_the_tokens_scopes_is_refused_whole_and_its_objects_dropped(

@@ -96,6 +96,17 @@ def _workers_rss(sid: int) -> list[float]:
     return sorted(mb for pid, mb in session_rss(sid).items() if pid != sid and is_worker(pid))
 
 
+def _committer_rss(sid: int) -> float:
+    """The committer process's RSS (0 when it runs elsewhere)."""
+    for pid, mb in session_rss(sid).items():
+        try:
+            if b"committer" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0"):
+                return mb
+        except OSError:
+            continue
+    return 0.0
+
+
 class IdleFloor:
     """A bare uvicorn (same worker count) serving a trivial app: what idling costs anyway."""
 
@@ -271,7 +282,7 @@ def run(corpus: Path, report: Callable[..., None]) -> None:
                note=f"after the pages: {', '.join(f'{m:.0f}' for m in rss_first)} MB; after "
                     f"the idle window: {', '.join(f'{m:.0f}' for m in rss_idle)} MB; "
                     f"goal < 150 MB; the supervisor (it starts the committer and the workers) "
-                    f"{supervisor:.0f} MB")
+                    f"{supervisor:.0f} MB, the committer {_committer_rss(sid):.0f} MB")
         outside_change(server, cookie, corpus, files, report)
     finally:
         server.stop()

@@ -20,6 +20,7 @@ to have indexed, and outside edits the catch-up scan's.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -48,9 +49,10 @@ class RecentWrites:
     """The recently written files of one process's workspace. What a move of the branch
     changed never changes, so each move is read once (kept for the newest few hundred), and
     the reflog's end is read again only once it has changed: a search looks at the latest
-    moves again at each call."""
+    moves again at each call. Searches in several threads share it, one at a time."""
 
     def __init__(self) -> None:
+        self._lock = threading.Lock()
         self._reflog: tuple[tuple[int, int], list[Move]] | None = None  # (size, mtime): moves
         self._moves: dict[tuple[str, str], tuple[str, ...] | None] = {}  # (old, new) -> paths
         # sha -> (commit time, parent sha or None for the first commit, changed paths)
@@ -62,19 +64,21 @@ class RecentWrites:
         # the journal first: a batch being committed leaves it only once HEAD has its commit
         paths = set(sorted(store.git.journaled_paths())[:MAX_FILES])
         since = time.time() - within
-        moves = self._last_moves(store.git.git_dir / "logs" / store.git.branch_ref())
-        if moves is None:
-            self._walk(store, since, paths)
-            return paths
-        repo = store.git.repo
-        for when, old, new in moves:
-            if when < since:
-                break
-            changed = self._moved(repo, old, new)
-            if changed is None:
-                break  # a move of hundreds of files (a sync's): the catch-up scan's
-            if not _add(paths, changed):
-                break
+        reflog = store.git.git_dir / "logs" / store.git.branch_ref()
+        with self._lock:
+            moves = self._last_moves(reflog)
+            if moves is None:
+                self._walk(store, since, paths)
+                return paths
+            repo = store.git.repo
+            for when, old, new in moves:
+                if when < since:
+                    break
+                changed = self._moved(repo, old, new)
+                if changed is None:
+                    break  # a move of hundreds of files (a sync's): the catch-up scan's
+                if not _add(paths, changed):
+                    break
         return paths
 
     def _last_moves(self, reflog: Path) -> list[Move] | None:

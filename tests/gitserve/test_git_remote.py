@@ -82,7 +82,7 @@ def test_a_push_of_commits_made_days_ago_is_found_by_the_very_next_search(
     git(host.folder, *host.config, "commit", "--amend", "-q", "--no-edit", env=week_ago)
     pushed = host.push()
     assert pushed.returncode == 0, pushed.stderr
-    query = urllib.parse.urlencode({"q": word})
+    query = urllib.parse.urlencode({"q": word, "mode": "keyword"})  # (meaning ranks others too)
     for i in range(10):
         status, raw = remote.request("GET", f"/api/v1/search?{query}", headers={
             "Authorization": f"Bearer {remote.tokens['alpha']}"})  # type: ignore[attr-defined]

@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import pygit2
 
@@ -43,6 +43,8 @@ REFLOG_TAIL = 32 * 1024  # bytes of the reflog's end read: well over MAX_MOVES l
 MAX_FILES = 100
 
 Move = tuple[int, str, str]  # a move of the branch: (its time, the old tip, the new tip)
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 class RecentWrites:
@@ -97,9 +99,7 @@ class RecentWrites:
     def _moved(self, repo: pygit2.Repository, old: str, new: str) -> tuple[str, ...] | None:
         key = (old, new)
         if key not in self._moves:
-            if len(self._moves) >= 4 * MAX_MOVES:
-                self._moves.pop(next(iter(self._moves)), None)  # the one read longest ago
-            self._moves[key] = _changed(repo, old, new)
+            _keep(self._moves, key, _changed(repo, old, new))
         return self._moves[key]
 
     def _walk(self, store: Store, since: float, paths: set[str]) -> None:
@@ -125,10 +125,15 @@ class RecentWrites:
         if changed is None:
             return None
         found = (commit.commit_time, parent, changed)
-        if len(self._commits) >= 4 * MAX_MOVES:
-            self._commits.pop(next(iter(self._commits)), None)  # the one read longest ago
-        self._commits[sha] = found
+        _keep(self._commits, sha, found)
         return found
+
+
+def _keep(memo: dict[K, V], key: K, value: V) -> None:
+    """Keep `value` under `key` among the newest few hundred: the one kept longest goes."""
+    if len(memo) >= 4 * MAX_MOVES:
+        memo.pop(next(iter(memo)), None)
+    memo[key] = value
 
 
 def _add(paths: set[str], changed: Iterable[str]) -> bool:

@@ -10,6 +10,7 @@ import datetime as dt
 import random
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from memoryui.store import Actor, Kind, Store
@@ -84,9 +85,7 @@ def build_demo(root: Path, layout: str = "duragent", days: int = 21,
     t0 = at(start, 7, 0)
     if lay.supports(Kind.WORLD):
         for topic, text in WORLD.items():
-            later(t0, lambda w, topic=topic, text=text: store.write(
-                store.path_for(Kind.WORLD, name=topic), text, actor=alice, tool="edit",
-                message=f"Add world topic {topic}", when=w))
+            later(t0, partial(_add_topic, store, alice, topic, text))
     if lay.supports(Kind.GLOBAL):
         later(t0, lambda w: store.write(
             store.path_for(Kind.GLOBAL),
@@ -117,6 +116,11 @@ def build_demo(root: Path, layout: str = "duragent", days: int = 21,
         pending = root / store.path_for(Kind.SCRATCHPAD, first)
         pending.write_text(pending.read_text() + "- [ ] check the disk alert on db-3\n")
     return store
+
+
+def _add_topic(store: Store, actor: Actor, topic: str, text: str, when: float) -> object:
+    return store.write(store.path_for(Kind.WORLD, name=topic), text, actor=actor, tool="edit",
+                       message=f"Add world topic {topic}", when=when)
 
 
 def _agent_writes(store: Store, agent: str, topics: list[str], rng: random.Random,
@@ -165,7 +169,8 @@ def _agent_writes(store: Store, agent: str, topics: list[str], rng: random.Rando
                                header=f"# {day.isoformat()}\n", when=w))
     if lay.supports(Kind.MEMORY):
         person = Actor.user(rng.choice(PEOPLE))
-        later(at(today, 6, 30), lambda w: store.update(
+        # this morning, and never before the agent wrote the file (one day: both are today)
+        later(max(at(today, 6, 30), t0 + 240), lambda w: store.update(
             store.path_for(Kind.MEMORY, agent),
-            lambda old: old + "- Check canaries before calling a deploy done.\n",
+            lambda old: (old or "") + "- Check canaries before calling a deploy done.\n",
             actor=person, tool="edit", message=f"Curate {agent}'s lessons", when=w))

@@ -7,6 +7,7 @@ import subprocess
 import time
 
 import pytest
+from django.core.management import CommandError, call_command
 
 from memoryui.demo import AGENTS, build_demo
 from memoryui.store import Kind
@@ -48,3 +49,20 @@ def test_demo_built_now_has_nothing_after_the_clock(tmp_path):
     authors = [a for a, _c in _dates(tmp_path / "ws")]
     assert authors == sorted(authors)
     assert max(authors) <= time.time()
+
+
+@pytest.mark.parametrize("hour", [5, 12])
+def test_a_one_day_demo_keeps_the_curators_lesson_after_the_agents_first_write(tmp_path, hour):
+    today = dt.date(2026, 3, 4)
+    now = dt.datetime(2026, 3, 4, hour, 15, tzinfo=dt.UTC).timestamp()
+    store = build_demo(tmp_path / "ws", today=today, now=now, days=1)
+    memory = store.read(store.path_for(Kind.MEMORY, "ops-bot"))
+    store.close()
+    assert "- I work for Initech." in memory
+    assert memory.endswith("- Check canaries before calling a deploy done.\n")
+
+
+def test_a_demo_of_no_days_is_refused_in_one_sentence(tmp_path):
+    with pytest.raises(CommandError, match="--days must be 1 or more"):
+        call_command("demo", "--dir", str(tmp_path / "ws"), "--days", "0")
+    assert not (tmp_path / "ws").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 from pathlib import Path
+from typing import cast
 
 from django.conf import settings
 from django.core.management import call_command
@@ -25,14 +26,17 @@ class Command(BaseCommand):
                             help="rebuild even if the folder already has files")
 
     def handle(self, *args: object, **opts: object) -> None:
-        root = Path(opts["dir"] or settings.MEMORYUI_WORKSPACE)
+        root = Path(cast("str | None", opts["dir"]) or settings.MEMORYUI_WORKSPACE)
         has_files = root.exists() and any(p.name != ".git" for p in root.iterdir())
         if has_files and not opts["force"]:
             self.stdout.write(f"workspace {root} already has files; keeping it")
         else:
             if has_files:
                 raise CommandError("refusing to overwrite a workspace; remove it first")
-            build_demo(root, settings.MEMORYUI_LAYOUT, days=int(opts["days"]))
+            days = int(cast("int | str", opts["days"]))
+            if days < 1:
+                raise CommandError("--days must be 1 or more")
+            build_demo(root, settings.MEMORYUI_LAYOUT, days=days)
             self.stdout.write(f"demo workspace created at {root}")
         call_command("migrate", interactive=False, verbosity=0)
         login = demo_login()

@@ -70,7 +70,7 @@ def pages_only(middleware: type) -> type:
     there, and an agent's call does not pay for them. The middleware it wraps have no view,
     exception or template hooks (the handler would call those on every path)."""
 
-    class PagesOnly(middleware):  # type: ignore[valid-type,misc]
+    class PagesOnly(middleware):
         def __call__(self, request: HttpRequest) -> HttpResponse:
             if is_api(request):
                 return self.get_response(request)
@@ -179,5 +179,5 @@ class ApiErrorMiddleware:
             return None  # Django logs it and renders templates/500.html
         response = json_error(exc)
         log_unexpected(request, exc, response.status_code)
-        response._has_been_logged = True  # type: ignore[attr-defined] - no second line
+        response._has_been_logged = True  # no second line
         return response

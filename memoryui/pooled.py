@@ -98,7 +98,7 @@ class PooledHandler(ASGIHandler):
 def _whole(response: HttpResponseBase) -> HttpResponse:
     """A streaming reply (a static file) read in the request's thread, so the loop never
     blocks on a file and the file is closed where it was opened."""
-    content = b"".join(response.streaming_content)  # type: ignore[attr-defined]
+    content = b"".join(response.streaming_content)
     whole = HttpResponse(content, status=response.status_code)
     for name, value in response.items():
         whole[name] = value

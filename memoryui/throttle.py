@@ -47,7 +47,7 @@ def retry_after(request: HttpRequest, credentials: dict | None) -> int:
     handler = AxesProxyHandler.get_implementation()
     AxesProxyHandler.update_request(request)
     latest = [qs.aggregate(t=Max("attempt_time"))["t"]
-              for qs in handler.get_user_attempts(request, credentials)]  # type: ignore[attr-defined]
+              for qs in handler.get_user_attempts(request, credentials)]
     cool_off = get_cool_off(request)
     seen = [t for t in latest if t is not None]
     if not seen or cool_off is None:
@@ -76,5 +76,5 @@ def token_failed(request: HttpRequest) -> None:
         return
     AxesProxyHandler.user_login_failed(sender=__name__, credentials=TOKEN, request=request)
     if getattr(request, "axes_locked_out", False):
-        request.axes_locked_out = False  # type: ignore[attr-defined] - answered here, as JSON
+        request.axes_locked_out = False  # answered here, as JSON
         raise Throttled(retry_after(request, TOKEN))

@@ -11,7 +11,7 @@ from django.conf import settings
 
 from memoryui.caches import WORKSPACE_PATHS
 from memoryui.rendering import render_limit
-from memoryui.search import IndexBase, SearchUnavailable, index_path, open_index
+from memoryui.search import IndexBase, SearchIndex, SearchUnavailable, index_path, open_index
 from memoryui.store import Store, diffs
 from memoryui.store.gitrepo import GitRepo
 from memoryui.store.sync import RemoteConfig, Syncer, TransportError, bootstrap, start_background
@@ -157,10 +157,10 @@ def get_search_index() -> IndexBase:
     store = get_store()
     index = _index
     if index is None or index.store is not store or (
-            index.backend == "sqlite" and index.path != _search_db(store)):
+            isinstance(index, SearchIndex) and index.path != _search_db(store)):
         with _lock:
             if _index is None or _index.store is not store or (
-                    _index.backend == "sqlite" and _index.path != _search_db(store)):
+                    isinstance(_index, SearchIndex) and _index.path != _search_db(store)):
                 if _index is not None and _index.enqueue in store.listeners:
                     store.listeners.remove(_index.enqueue)
                 _attach_index(store)

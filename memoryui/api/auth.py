@@ -151,7 +151,7 @@ def require_token(admin: bool = False) -> Callable:
             if admin and not tok.is_admin:
                 return error("forbidden", "Insufficient permissions: this needs an admin token",
                              403)
-            request.token = tok  # type: ignore[attr-defined]
+            request.token = tok
             return view(request, *args, **kwargs)
 
         wrapped.csrf_exempt = True  # type: ignore[attr-defined]

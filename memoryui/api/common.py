@@ -183,12 +183,12 @@ def reader_scope(tok: Token) -> str | None:
     return None if tok.is_admin else (tok.scope or "")
 
 
-def may_read(tok: Token, store: Store, path: str) -> bool:
+def may_read(tok: Token, store: Store | AgentStore, path: str) -> bool:
     """The layout's one read rule: own scope and shared files; the unplaceable is denied."""
     return store.layout.readable_by(path, reader_scope(tok))
 
 
-def check_read(tok: Token, store: Store, path: str) -> None:
+def check_read(tok: Token, store: Store | AgentStore, path: str) -> None:
     if not may_read(tok, store, path):
         owner = store.layout.scope_of(path)
         if owner is not None:
@@ -207,7 +207,7 @@ def check_writable(tok: Token) -> None:
         raise forbidden(READ_ONLY)
 
 
-def check_write(tok: Token, store: Store, path: str) -> None:
+def check_write(tok: Token, store: Store | AgentStore, path: str) -> None:
     """Admins write anywhere; a scope token inside its own scope, world/global with grants;
     a read-only token nowhere."""
     check_writable(tok)

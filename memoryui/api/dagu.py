@@ -68,7 +68,7 @@ def dagu_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
             return dagu_error("unauthorized", "Invalid or revoked token", 401)
         if not tok.is_admin:
             return dagu_error("forbidden", "Insufficient permissions", 403)
-        request.token = tok  # type: ignore[attr-defined]
+        request.token = tok
         try:
             return view(request, *args, **kwargs)
         except ApiError as exc:
@@ -81,14 +81,14 @@ def dagu_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
             status, code, message = unexpected(exc)
             log_unexpected(request, exc, status)
             resp = dagu_error(code, message, status)
-            resp._has_been_logged = True  # type: ignore[attr-defined]
+            resp._has_been_logged = True
             return resp
 
     wrapped.csrf_exempt = True  # type: ignore[attr-defined]
     return wrapped
 
 
-def _path(store: Store, kind: Kind, dag: str | None = None) -> str:
+def _path(store: Store | AgentStore, kind: Kind, dag: str | None = None) -> str:
     if not store.layout.supports(kind):
         what = "global memory" if kind == Kind.GLOBAL else "per-DAG memory"
         raise ApiError("not_found", f"Agent memory management is not available: the "
@@ -121,7 +121,7 @@ def _check_name(dag: str) -> str:
     return dag
 
 
-def _dag_memories(store: Store) -> list[str] | None:
+def _dag_memories(store: Store | AgentStore) -> list[str] | None:
     """Scopes that have a memory file, sorted; None (JSON null) when there are none."""
     if not store.layout.supports(Kind.MEMORY):
         return None
@@ -131,7 +131,7 @@ def _dag_memories(store: Store) -> list[str] | None:
 
 @dagu_view
 def global_memory(request: HttpRequest) -> HttpResponse:
-    tok = request.token  # type: ignore[attr-defined]
+    tok = request.token
     store = agent_store(tok, get_store())  # its own proposals read back, writes proposed
     path = _path(store, Kind.GLOBAL)
     if _put(request, store, path, "dagu: update global memory"):
@@ -149,7 +149,7 @@ def global_memory(request: HttpRequest) -> HttpResponse:
 
 @dagu_view
 def dag_memory(request: HttpRequest, dag: str) -> HttpResponse:
-    tok = request.token  # type: ignore[attr-defined]
+    tok = request.token
     _check_name(dag)
     store = agent_store(tok, get_store(), dag)  # Dagu's writer acts for the DAG
     path = _path(store, Kind.MEMORY, dag)
@@ -173,7 +173,7 @@ def dag_memory(request: HttpRequest, dag: str) -> HttpResponse:
 def _put(request: HttpRequest, store: Store | AgentStore, path: str, message: str) -> bool:
     """A PUT's whole-file write (True when the request was one); any write needs a token
     that may write."""
-    tok = request.token  # type: ignore[attr-defined]
+    tok = request.token
     if request.method in ("PUT", "DELETE"):
         check_writable(tok)
     if request.method != "PUT":
@@ -189,8 +189,8 @@ def _remove(_old: str | None) -> object:
     return DELETE
 
 
-def _delete_tree(store: Store, folder: str, actor: Actor, trailers: list, message: str
-                 ) -> None:
+def _delete_tree(store: Store | AgentStore, folder: str, actor: Actor, trailers: list,
+                 message: str) -> None:
     """Remove every file of a DAG's folder (normally just its MEMORY.md)."""
     for path in store.list_files(folder):
         store.update(path, _remove, actor=actor, tool="agent_memory_delete",

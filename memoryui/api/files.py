@@ -82,7 +82,7 @@ def _file_entry(store: Store, path: str, data: bytes) -> dict:
 @api_view("GET")
 def list_files(request: HttpRequest) -> HttpResponse:
     """Every file below `prefix` (a folder) that the token may read, with size and sha256."""
-    tok: Token = request.token  # type: ignore[attr-defined]
+    tok: Token = request.token
     store = get_store()
     prefix = request.GET.get("prefix", "").strip("/")
     if prefix:
@@ -100,7 +100,7 @@ def list_files(request: HttpRequest) -> HttpResponse:
 @require_token()
 @api_view("GET", "PUT", "DELETE")
 def file_detail(request: HttpRequest, path: str) -> HttpResponse:
-    tok: Token = request.token  # type: ignore[attr-defined]
+    tok: Token = request.token
     names.validate_relpath(path)
     store = agent_store(tok, get_store())  # its own proposals, its writes proposed
     if request.method == "PUT":
@@ -271,7 +271,7 @@ def _diff_json(fd: FileDiff) -> dict:
 @api_view("GET")
 def history(request: HttpRequest) -> HttpResponse:
     """Commits newest first, filtered by path, actor, scope, kind and time."""
-    tok: Token = request.token  # type: ignore[attr-defined]
+    tok: Token = request.token
     store = get_store()
     q = request.GET
     path = q.get("path") or None
@@ -332,7 +332,7 @@ def visible(tok: Token, store: Store, info: CommitInfo) -> bool:
 @api_view("GET")
 def commit_detail(request: HttpRequest, sha: str) -> HttpResponse:
     """One commit with its files, hunks and the patch text."""
-    tok: Token = request.token  # type: ignore[attr-defined]
+    tok: Token = request.token
     if not re.fullmatch(rf"[0-9a-fA-F]{{{MIN_SHA},40}}", sha):
         raise bad_request(f"invalid commit id {sha[:80]!r}: use {MIN_SHA} to 40 hex digits")
     store = get_store()

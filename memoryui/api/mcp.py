@@ -221,19 +221,19 @@ def _authenticate(raw: str | None, wanted: str | None, scope: Scope
         if not wanted:
             return (400, "invalid_arguments", "an admin token must name the scope it acts "
                     "for: add ?scope=<scope> to the URL or send an X-Memoryui-Scope header")
-        scope = wanted
+        acting = wanted
     else:
         if not tok.scope:
             return 403, "forbidden", "this token is bound to no scope"
         if wanted and wanted != tok.scope:
             return 403, "forbidden", f"this token acts only for scope '{tok.scope}', not '{wanted}'"
-        scope = tok.scope
+        acting = tok.scope
     try:
-        names.validate_scope(scope)
+        names.validate_scope(acting)
     except StoreError as exc:
         return 400, "invalid_arguments", str(exc)
-    actor, trailers = actor_for(tok, scope)
-    return Caller(scope, tok.can_write_world or tok.is_admin,
+    actor, trailers = actor_for(tok, acting)
+    return Caller(acting, tok.can_write_world or tok.is_admin,
                   tok.can_write_global or tok.is_admin, actor, tuple(trailers), tok)
 
 

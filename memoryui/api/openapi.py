@@ -79,7 +79,7 @@ def _dagu_memory(op: str, response: str, summaries: tuple[str, str, str],
     empty = {"description": "Done (empty body, as Dagu answers)"}
     body = {"required": True, "content": {"application/json": {
         "schema": ref("UpdateAgentMemoryRequest")}}}
-    security = [{"bearer": []}]
+    security: list[dict[str, list[str]]] = [{"bearer": []}]
     return {
         "get": {"operationId": f"get{op}", "tags": ["dagu"], "summary": get, "security": security,
                 "responses": {"200": json_body(ref(response), "Memory"),

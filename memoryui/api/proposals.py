@@ -48,7 +48,7 @@ def approver_of(tok: Token) -> str:
 @api_view("GET")
 def list_proposals(request: HttpRequest) -> HttpResponse:
     """`{"proposals": [...]}`: open by default (`?status=`), filtered by scope, proposer, kind."""
-    tok: Token = request.token  # type: ignore[attr-defined]
+    tok: Token = request.token
     status = request.GET.get("status") or ProposalDecision.OPEN
     if status not in ProposalDecision.STATUSES:
         raise bad_request(f"unknown status {status[:40]!r}; use one of: "
@@ -75,7 +75,7 @@ def list_proposals(request: HttpRequest) -> HttpResponse:
 @api_view("GET")
 def proposal_detail(request: HttpRequest, pid: str) -> HttpResponse:
     """One proposal with its base, proposed and current texts and the diff."""
-    view = _one(request.token, pid)  # type: ignore[attr-defined]
+    view = _one(request.token, pid)
     return json_response({"proposal": view.as_dict(texts=True)})
 
 
@@ -84,7 +84,7 @@ def proposal_detail(request: HttpRequest, pid: str) -> HttpResponse:
 def approve(request: HttpRequest, pid: str) -> HttpResponse:
     """Merge it (`text`: the curator's version instead; `recreate`: bring back a file
     deleted since). 200 with the merge commit."""
-    tok: Token = request.token  # type: ignore[attr-defined]
+    tok: Token = request.token
     body = read_json_object(request, allowed=("text", "recreate"), empty={})
     text = body.get("text")
     if text is not None and not isinstance(text, str):
@@ -108,7 +108,7 @@ def approve(request: HttpRequest, pid: str) -> HttpResponse:
 @api_view("POST")
 def reject(request: HttpRequest, pid: str) -> HttpResponse:
     """Close it without merging, with a `reason`; its commits are kept."""
-    tok: Token = request.token  # type: ignore[attr-defined]
+    tok: Token = request.token
     body = read_json_object(request, allowed=("reason",), empty={})
     reason = body.get("reason", "")
     if not isinstance(reason, str):

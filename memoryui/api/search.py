@@ -100,7 +100,7 @@ def search(request: HttpRequest) -> HttpResponse:
         resp = error("method_not_allowed", "use GET", 405)
         resp["Allow"] = "GET, HEAD"
         return resp
-    token = request.token  # type: ignore[attr-defined]
+    token = request.token
     try:
         p = SearchParams.parse(request.GET)
     except BadParam as exc:

@@ -41,7 +41,7 @@ def list_tools(request: HttpRequest) -> HttpResponse:
 @api_view("POST")
 def run_tool(request: HttpRequest, scope: str, tool: str) -> HttpResponse:
     """Run one tool for a scope; 200 `{"tool", "result"}` with the framework's exact text."""
-    tok = request.token  # type: ignore[attr-defined]
+    tok = request.token
     if not tok.may_act_for(scope):
         raise forbidden(f"this token acts only for scope '{tok.scope}', not '{scope}'")
     names.validate_scope(scope)

@@ -144,9 +144,9 @@ def pre_receive(stdin: str) -> None:
         else:
             tip = repo.references.get(branch)
             head = str(tip.resolve().target) if tip is not None else None
-            found = review(repo, policies, seen, head, new)
-            why = review_refusal(policies, seen, found, branch) or _unplannable(
-                repo, found, head)
+            proposed = review(repo, policies, seen, head, new)
+            why = review_refusal(policies, seen, proposed, branch) or _unplannable(
+                repo, proposed, head)
         if why is not None:
             raise Refusal(why)
     if reviews:

@@ -13,6 +13,7 @@ import os
 import signal
 import threading
 from types import FrameType
+from typing import cast
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -34,11 +35,11 @@ class Command(BaseCommand):
         from memoryui.store.sync import SyncError
         from memoryui.workspace import get_store, start_sync_thread
 
-        delay = opts["commit_delay"]
+        delay = cast("float | None", opts["commit_delay"])
         if delay is not None:
-            if float(delay) < 0:  # type: ignore[arg-type]
+            if float(delay) < 0:
                 raise CommandError("--commit-delay must not be negative")
-            settings.MEMORYUI_COMMIT_DELAY = float(delay)  # type: ignore[arg-type]
+            settings.MEMORYUI_COMMIT_DELAY = float(delay)
         try:
             store = get_store()  # with MEMORYUI_REMOTE: clones an empty workspace first
         except SyncError as exc:

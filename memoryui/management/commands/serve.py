@@ -7,6 +7,7 @@ Any ASGI server runs memoryui the same way beside `manage.py committer`
 from __future__ import annotations
 
 import os
+from typing import cast
 
 from django.conf import settings
 from django.core.management import call_command
@@ -46,13 +47,13 @@ class Command(BaseCommand):
         if not sep or not port.isdigit():
             raise CommandError("--bind takes HOST:PORT, e.g. 127.0.0.1:8000")
         host = host.strip("[]") or "127.0.0.1"
-        workers = int(opts["workers"])  # type: ignore[call-overload]
+        workers = int(cast("int | str", opts["workers"]))
         if workers < 1:
             raise CommandError("--workers must be at least 1")
-        delay = opts["commit_delay"]
+        delay = cast("float | None", opts["commit_delay"])
         if delay is None:
             delay = settings.MEMORYUI_COMMIT_DELAY
-        if float(delay) < 0:  # type: ignore[arg-type]
+        if float(delay) < 0:
             raise CommandError("--commit-delay must not be negative")
         log_level = str(opts["log_level"] or settings.LOG_LEVEL).lower()
         if not opts["no_migrate"]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from django.core.management.base import BaseCommand, CommandParser
 
 from memoryui.workspace import get_store
@@ -21,7 +23,7 @@ class Command(BaseCommand):
         if not pending:
             self.stdout.write("nothing to commit: no pending changes")
             return
-        commits = store.commit_pending(message=opts["message"])
+        commits = store.commit_pending(message=cast("str | None", opts["message"]))
         refused = {e.path: e.refused for e in commits.refused}
         done = [e for e in pending if e.path not in refused]
         self.stdout.write(f"committed {len(done)} file(s) in {len(commits)} commit(s)")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol, TypeVar
 from urllib.parse import urlencode
 
 from django.core.paginator import Page, Paginator
@@ -20,11 +21,22 @@ from memoryui.caches import REVIEW_COUNTS
 from memoryui.review.state import LEDGER
 from memoryui.store import Kind, Store
 
+if TYPE_CHECKING:
+    from memoryui.web.hierarchy.model import Item, ScopeSummary
+
 PER_PAGE = 50
 SCOPE_SORTS = ("name", "last", "size", "review")
 WORLD_SORTS = ("name", "last", "size")
 # Which way a column sorts when first clicked: names A-Z, numbers and times biggest first.
 FIRST_DIRECTION = {"name": "", "last": "-", "size": "-", "review": "-"}
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str | None: ...
+
+
+R = TypeVar("R", bound=_Named)  # a table's row: a scope's summary or a world topic
 
 
 def _last_time(row: object) -> float:
@@ -111,8 +123,8 @@ SCOPE_DEFAULT = "name"
 WORLD_DEFAULT = "-last"
 
 
-def listing(rows: Sequence, *, prefix: str, q: str, sort: str, page: int, default_sort: str,
-            keys: dict[str, Callable[[object], object]], query: dict[str, str]) -> Listing:
+def listing(rows: Sequence[R], *, prefix: str, q: str, sort: str, page: int, default_sort: str,
+            keys: dict[str, Callable[[R], str | float]], query: dict[str, str]) -> Listing:
     """Filter `rows` by a case-insensitive substring of their name, sort, cut one page."""
     needle = q.casefold()
     found = [r for r in rows if needle in (r.name or "").casefold()] if needle else list(rows)
@@ -143,9 +155,9 @@ def review_counts(store: Store) -> dict[str, int]:
     return counts
 
 
-def scope_listing(scopes: Sequence, counts: dict[str, int], *, q: str, sort: str, page: int,
-                  query: dict[str, str]) -> Listing:
-    keys: dict[str, Callable[[object], object]] = {
+def scope_listing(scopes: Sequence[ScopeSummary], counts: dict[str, int], *, q: str,
+                  sort: str, page: int, query: dict[str, str]) -> Listing:
+    keys: dict[str, Callable[[ScopeSummary], str | float]] = {
         "name": lambda s: (s.name or "").casefold(), "last": _last_time,
         "size": lambda s: s.size or 0,  # (None: a first look)
         "review": lambda s: counts.get(s.name, 0)}
@@ -159,13 +171,13 @@ def scope_listing(scopes: Sequence, counts: dict[str, int], *, q: str, sort: str
 class ScopeRow:
     """A scope's row: the hierarchy's node (shared, never changed) and its review count."""
 
-    node: object
+    node: ScopeSummary
     review: int
 
 
-def world_listing(items: Sequence, *, q: str, sort: str, page: int,
+def world_listing(items: Sequence[Item], *, q: str, sort: str, page: int,
                   query: dict[str, str]) -> Listing:
-    keys: dict[str, Callable[[object], object]] = {
+    keys: dict[str, Callable[[Item], str | float]] = {
         "name": lambda it: (it.name or "").casefold(), "last": _last_time,
         "size": lambda it: it.size}
     return listing(items, prefix="w", q=q, sort=sort, page=page, default_sort=WORLD_DEFAULT,

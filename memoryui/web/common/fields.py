@@ -22,13 +22,13 @@ class StoreRuleField(forms.CharField):
         self.rule = rule
 
     def clean(self, value: object) -> str:
-        value = super().clean(value)
-        if value:
+        text: str = super().clean(value)
+        if text:
             try:
-                self.rule(value)
+                self.rule(text)
             except InvalidName as exc:
                 raise forms.ValidationError(str(exc)) from None
-        return value
+        return text
 
 
 class DateField(forms.CharField):
@@ -43,7 +43,7 @@ class DateField(forms.CharField):
         super().__init__(**kwargs)
         self.earliest, self.latest = earliest, latest
 
-    def clean(self, value: object) -> dt.date | None:  # type: ignore[override]
+    def clean(self, value: object) -> dt.date | None:
         text = super().clean(value)
         if not text:
             return None

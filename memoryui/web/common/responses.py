@@ -6,6 +6,8 @@ the fragment share a URL), so every helper here patches `Vary: HX-Request`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
@@ -15,14 +17,19 @@ from memoryui.roles import CURATOR, has_role
 from memoryui.web import hierarchy
 from memoryui.workspace import get_store
 
+if TYPE_CHECKING:
+    from django_htmx.middleware import HtmxDetails
+
 # Decorator form for views that build their own responses (fragments, redirects).
 vary_on_htmx = vary_on_headers("HX-Request")
 
 
 def is_fragment(request: HttpRequest) -> bool:
     """An htmx request that wants a fragment (a history-restore reload wants the page)."""
-    htmx = getattr(request, "htmx", None)
-    return bool(htmx) and not htmx.history_restore_request
+    htmx: HtmxDetails | None = getattr(request, "htmx", None)  # django_htmx's middleware
+    if not htmx:
+        return False
+    return not htmx.history_restore_request
 
 
 def vary(response: HttpResponse) -> HttpResponse:

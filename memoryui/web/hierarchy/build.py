@@ -36,7 +36,7 @@ def kept(shelf: Shelf[tuple[Any, Any]], key: Hashable, version: tuple, make: Cal
     generations read before `make` reads the rows) stays the same."""
     got = shelf.get(key)
     if got is not None and got[0] == version:
-        return got[1]  # type: ignore[no-any-return]
+        return got[1]
     value = make()
     shelf.put(key, (version, value))
     return value

@@ -76,10 +76,10 @@ def commit(request: HttpRequest, sha: str) -> HttpResponse:
         if not is_fragment(request):
             detail.files = githistory.log(store.root, [], rev=full, limit=1)[0].files
     else:
-        detail = store.commit(full)
-        if detail is None:
+        whole = store.commit(full)
+        if whole is None:
             raise Http404("no such commit")
-        diffs = detail.diffs
+        detail, diffs = whole, whole.diffs
     files = file_views(diffs, split=split, source=diff_source(
         request, store, detail.parents[0] if detail.parents else None, detail.sha))
     drawn = [f for f in files if f.drawn]

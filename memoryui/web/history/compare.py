@@ -96,7 +96,8 @@ def compare_file(request: HttpRequest, path: str) -> HttpResponse:
     if isinstance(pair, HttpResponse):
         return pair
     store = get_store()
-    ctx = _context(store, *pair, query.cleaned_data["view"] == "split")
+    a, b = pair  # unpacked: the untyped HttpResponse check above narrows nothing for mypy
+    ctx = _context(store, a, b, query.cleaned_data["view"] == "split")
     diffs = [d for d in store.diff(ctx["from_sha"], ctx["to_sha"], path)
              if path in (d.path, d.old_path)]
     if not diffs and store.file_at(path, ctx["from_sha"]) is None \
@@ -121,7 +122,8 @@ def compare_all(request: HttpRequest) -> HttpResponse:
     store = get_store()
     if scope and scope not in store.scopes():
         raise NotFound(f"there is no scope {scope!r}")
-    ctx = _context(store, *pair, query.cleaned_data["view"] == "split")
+    a, b = pair
+    ctx = _context(store, a, b, query.cleaned_data["view"] == "split")
     diffs = store.diff(ctx["from_sha"], ctx["to_sha"])
     if scope:
         owner = store.layout.scope_of

@@ -9,6 +9,7 @@ the secrets its change adds (memoryui/secrets), so the warning comes before the 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
@@ -20,6 +21,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from memoryui.roles import CURATOR, VIEWER, require_role
 from memoryui.secrets import Finding
 from memoryui.store import Actor, InvalidName, NotFound, Store, walk
+from memoryui.store.history import StatusEntry
 from memoryui.web.common import (
     BadInput,
     actor_of,
@@ -35,6 +37,7 @@ from memoryui.workspace import get_store
 from .forms import CommittedQuery, PendingCommitForm, PendingDiscardForm, first_error, pending_path
 
 PENDING_INLINE_DIFFS = 25  # more pending files load their diff on demand
+F = TypeVar("F", PendingCommitForm, PendingDiscardForm)
 
 
 @dataclass
@@ -63,9 +66,8 @@ class PendingItem:
         return self.owner.trailer if self.owner.kind != "external" else "workspace (no scope)"
 
 
-def _item(store: Store, entry: object) -> PendingItem:
-    return PendingItem(entry.path, entry.status, store.owner_of(entry.path),
-                       getattr(entry, "refused", None))
+def _item(store: Store, entry: StatusEntry) -> PendingItem:
+    return PendingItem(entry.path, entry.status, store.owner_of(entry.path), entry.refused)
 
 
 def _read_working(store: Store, path: str) -> str | None:
@@ -133,7 +135,7 @@ def pending_diff(request: HttpRequest, path: str) -> HttpResponse:
                             sidebar=True, path=path)
 
 
-def _chosen(request: HttpRequest, form_class: type) -> object:
+def _chosen(request: HttpRequest, form_class: type[F]) -> F:
     form = form_class(request.POST)
     if not form.is_valid():
         raise BadInput(first_error(form))

@@ -53,7 +53,8 @@ def tokens(segs: list[tuple[str, bool]]) -> list[Token]:
 def mark_view(fv: FileView) -> None:
     """Every drawn row of `fv` as tokens (unified rows only: the inbox draws no split)."""
     for row in fv.rows:
-        row.segs = tokens(row.segs)  # type: ignore[arg-type]
+        # Row.segs holds pairs; the proposal template alone reads these triples.
+        row.segs = tokens(row.segs)  # type: ignore[assignment]
 
 
 def mark_html(fragment: str) -> str:

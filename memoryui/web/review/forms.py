@@ -84,23 +84,23 @@ class Entries(forms.Form):
 class Place(forms.CharField):
     """Where the entries go: `end` (or nothing) or the number of a heading."""
 
-    def to_python(self, value: object) -> int | None:  # type: ignore[override]
-        value = super().to_python(value)
-        if not value or value == "end":
+    def to_python(self, value: object) -> int | None:
+        text: str = super().to_python(value)
+        if not text or text == "end":
             return None
         try:
-            return int(value)
+            return int(text)
         except ValueError:
             raise forms.ValidationError(
-                f"must be 'end' or a heading number, not {value!r}") from None
+                f"must be 'end' or a heading number, not {text!r}") from None
 
 
 class Slot(forms.CharField):
     """Where the editor opens: `page`, `bulk` (the multi-select bar) or `entry-<id>`."""
 
     def to_python(self, value: object) -> str:
-        value = super().to_python(value)
-        return value if value == "bulk" or value.startswith("entry-") else "page"
+        text: str = super().to_python(value)
+        return text if text == "bulk" or text.startswith("entry-") else "page"
 
 
 class Promote(forms.Form):

@@ -77,6 +77,21 @@ class SearchForm(DateRangeForm):
         """The cleaned value, or None when the field was refused."""
         return self.cleaned_data.get(name) if hasattr(self, "cleaned_data") else None
 
+    def text(self, name: str) -> str:
+        """A text or choice field's cleaned value ("" when empty or refused)."""
+        value = self.value(name)
+        return value if isinstance(value, str) else ""
+
+    def date(self, name: str) -> dt.date | None:
+        """A date field's cleaned value (None when empty or refused)."""
+        value = self.value(name)
+        return value if isinstance(value, dt.date) else None
+
+    def page_number(self) -> int:
+        """The page asked for (1 when refused: `clean_page` makes every other value valid)."""
+        value = self.value("page")
+        return value if isinstance(value, int) else 1
+
     def messages(self) -> list[str]:
         """Every refusal as "Field: message", for the results area."""
         out = []

@@ -75,18 +75,18 @@ def search(request: HttpRequest) -> HttpResponse:
     kinds = [(k.value, KIND_LABELS[k]) for k in store.layout.kinds()]
     form = SearchForm(request.GET, kinds=kinds)
     valid = form.is_valid()
-    q = (form.value("q") or "").strip()
-    page = form.value("page") or 1
+    q = form.text("q").strip()
+    page = form.page_number()
     errors, error_at, results, status = form.messages(), None, None, 200
     if errors:
         status = 400
     elif q:
         try:
             results = get_search_index().search(
-                q, scope=form.value("scope") or None, kind=form.value("kind") or None,
-                date_from=form.value("from"), date_to=form.value("to"), limit=PAGE_SIZE,
+                q, scope=form.text("scope") or None, kind=form.text("kind") or None,
+                date_from=form.date("from"), date_to=form.date("to"), limit=PAGE_SIZE,
                 offset=(page - 1) * PAGE_SIZE, prefix_last=True,
-                mode=form.value("mode") or "hybrid")
+                mode=form.text("mode") or "hybrid")
         except QueryError as exc:
             errors, error_at, status = [exc.message], _query_error(exc), exc.status
         except StoreError as exc:
@@ -106,7 +106,7 @@ def search(request: HttpRequest) -> HttpResponse:
     ctx = {
         "form": form, "valid": valid, "q": q, "scope": raw["scope"], "kind": raw["kind"],
         "date_from": raw["from"], "date_to": raw["to"], "page": page, "kinds": kinds,
-        "mode": form.value("mode") or "hybrid", "modes": MODE_CHOICES,
+        "mode": form.text("mode") or "hybrid", "modes": MODE_CHOICES,
         "scope_term": store.layout.scope_term, "results": results,
         "rows": _result_rows(results.hits) if results else [], "errors": errors,
         "error_at": error_at, "pages": pages,

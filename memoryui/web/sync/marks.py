@@ -16,8 +16,15 @@ from memoryui.store.sync import via_remote
 from memoryui.workspace import get_store
 
 
+class _Commit(Protocol):
+    @property
+    def sha(self) -> str: ...
+
+
 class _Row(Protocol):
-    info: object
+    @property
+    def info(self) -> _Commit: ...  # read only, so a row's own commit type fits
+
     via_remote: bool
     via_push: str
 
@@ -28,9 +35,9 @@ def mark_via_remote(rows: Iterable[_Row]) -> None:
     if not rows:
         return
     store = get_store()
-    shas = [r.info.sha for r in rows]  # type: ignore[attr-defined]
+    shas = [r.info.sha for r in rows]
     arrived = via_remote(store, shas)
     pushers = pushed_by(store.git.state_dir, shas)
     for row in rows:
-        row.via_remote = row.info.sha in arrived  # type: ignore[attr-defined]
-        row.via_push = pushers.get(row.info.sha, "")  # type: ignore[attr-defined]
+        row.via_remote = row.info.sha in arrived
+        row.via_push = pushers.get(row.info.sha, "")

@@ -14,6 +14,7 @@ listing: 500 scopes on a large team). `{{ f.rows|unified_rows }}` and
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from django import template
@@ -30,6 +31,9 @@ from memoryui.web.common import timefmt
 from memoryui.web.history import diffhtml
 from memoryui.web.links import area_root, commit_url, file_url, link, scope_url
 from memoryui.workspace import get_store
+
+if TYPE_CHECKING:
+    from memoryui.web.browse.overview import ScopeRow
 
 register = template.Library()
 
@@ -85,12 +89,14 @@ def commit_items(context: template.Context, rows: list) -> str:
     `path`, `compare_pick`, `can_curate`, `restore_action` and `base`."""
     from memoryui.web.history.rowhtml import commit_item
 
-    opts = {"path": context.get("path") or None,
-            "compare_pick": bool(context.get("compare_pick")),
-            "can_curate": bool(context.get("can_curate")),
-            "restore_action": context.get("restore_action") or "",
-            "base": context.get("base") or "", "csrf_token": str(context.get("csrf_token", ""))}
-    return mark_safe("".join(commit_item(row, **opts) for row in rows))
+    path = context.get("path") or None
+    compare_pick, can_curate = bool(context.get("compare_pick")), bool(context.get("can_curate"))
+    restore_action, base = context.get("restore_action") or "", context.get("base") or ""
+    csrf_token = str(context.get("csrf_token", ""))
+    return mark_safe("".join(
+        commit_item(row, path=path, compare_pick=compare_pick, can_curate=can_curate,
+                    restore_action=restore_action, base=base, csrf_token=csrf_token)
+        for row in rows))
 
 
 @register.simple_tag
@@ -109,7 +115,7 @@ def actor(c: object) -> str:
 
 
 @register.simple_tag
-def change(c: object, subject: bool = False) -> str:
+def change(c: hierarchy.Change | None, subject: bool = False) -> str:
     """When and by whom a file last changed, optionally with a link to the commit."""
     if not c:
         return format_html('<span class="muted">{}</span>', "not committed yet")
@@ -122,7 +128,7 @@ def change(c: object, subject: bool = False) -> str:
 
 
 @register.simple_tag
-def budget(b: object, fallback: str = "") -> str:
+def budget(b: hierarchy.BudgetView | None, fallback: str = "") -> str:
     """A file's size against its framework's budget, as a coloured <meter> and a label."""
     if not b:
         return fallback
@@ -136,7 +142,7 @@ def budget(b: object, fallback: str = "") -> str:
 
 
 @register.simple_tag
-def scope_rows(rows: list, kinds: frozenset, review_url: str) -> str:
+def scope_rows(rows: list[ScopeRow], kinds: frozenset, review_url: str) -> str:
     """The overview's scope table rows (`_overview_scopes.html` has the header): written
     here because 50 rows of a dozen cells each were most of the overview's render time,
     and kept per scope (`caches.SCOPE_ROWS`): at 50 scopes rendering them was still 40 % of
@@ -177,7 +183,7 @@ def file_rows(items: list, num: bool = False) -> str:
     return mark_safe("".join(out))
 
 
-def _scope_row(r: object, kinds: frozenset, review_url: str) -> str:
+def _scope_row(r: ScopeRow, kinds: frozenset, review_url: str) -> str:
     none = mark_safe('<span class="muted">none</span>')
     s = r.node
     cells = [format_html('<th scope="row"><a href="{}">{}</a></th>', scope_url(s.name),

@@ -39,11 +39,9 @@ remember >= 0.5x /healthz, at half its maximum p99 < 3x p50, recall within 2x in
 from __future__ import annotations
 
 import json
-import queue
 import re
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections import Counter
@@ -51,7 +49,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench import cputime
-from bench.clients import CpuPressure, run_clients, stall_share
+from bench.clients import CpuPressure, drive, http_healthz, paced_healthz, stall_share
 from bench.floors import durable_write_floor, git_cli_floor
 from bench.run import percentile
 from memoryui.store import Actor, Store
@@ -136,71 +134,6 @@ def http_remember(server, tokens: dict[str, str], n: int, clients: int,
     return lat, wall, sent, errors
 
 
-def drive(server, items: list, clients: int, send: Callable[[object, object], tuple],
-          rate: float | None = None, starts: list[float] | None = None
-          ) -> tuple[list[float], float, list[str]]:
-    """`send(conn, item)` for every item from `clients` keep-alive threads; returns the
-    latencies of the 200 answers, the wall time and the errors.
-
-    Without `rate` every client sends as fast as it can (the server's ceiling, latency is
-    mostly queueing). With `rate` calls are sent on a fixed schedule (calls/s over all
-    clients) and latency counts from the scheduled time, so a server falling behind shows
-    up as latency instead of being hidden by the clients slowing down. `starts`, when given,
-    gets each answered call's start (scheduled or sent), in the order of the latencies.
-    """
-    work: queue.Queue = queue.Queue()
-    for item in items:
-        work.put(item)
-    lat: list[float] = []
-    errors: list[str] = []
-    lock = threading.Lock()
-    schedule = iter(range(len(items)))
-    start: list[float] = []
-
-    def client(_i: int, barrier: threading.Barrier) -> None:
-        conn = server.connection()
-        barrier.wait()
-        while True:
-            try:
-                item = work.get_nowait()
-            except queue.Empty:
-                break
-            t = time.perf_counter()
-            if rate:
-                with lock:
-                    due = start[0] + next(schedule) / rate
-                if due > t:
-                    time.sleep(due - t)
-                t = due
-            try:
-                status, body = send(conn, item)
-            except Exception as exc:  # noqa: BLE001 - counted as lost
-                conn.close()
-                conn = server.connection()
-                status, body = 0, {"error": repr(exc)}
-            ms = (time.perf_counter() - t) * 1000
-            with lock:
-                if status == 200:
-                    lat.append(ms)
-                    if starts is not None:
-                        starts.append(t)
-                else:
-                    errors.append(f"{status} {body}")
-        conn.close()
-
-    wall = run_clients(client, clients, on_go=lambda: start.append(time.perf_counter() + 0.05))
-    return lat, wall, errors
-
-
-def paced_healthz(server, n: int, clients: int, rate: float,
-                  starts: list[float] | None = None) -> list[float]:
-    """GET /healthz on the schedule of a paced remember run: the serving stack's own spread."""
-    lat, _, _ = drive(server, list(range(n)), clients,
-                      lambda conn, _i: server.request("GET", "/healthz", conn=conn), rate,
-                      starts)
-    return lat
-
-
 def _per_call(seconds: float, lat: list[float]) -> str:
     return f"{seconds * 1000 / len(lat):.2f} ms" if lat else "-"
 
@@ -215,29 +148,6 @@ def _stalls(starts: list[float], lat: list[float], psi: CpuPressure) -> str:
     share = stall_share(starts, lat, 3 * percentile(lat, 50))
     pressure = "" if psi.percent is None else f"; cores oversubscribed {psi.percent:.0f} % of the time"
     return f"{share * 100:.0f} % of the calls over 3x p50 came in stalls of 5 or more{pressure}"
-
-
-def http_healthz(server, n: int, clients: int) -> tuple[list[float], float]:
-    """`n` GET /healthz from `clients` keep-alive threads: the server's own ceiling."""
-    left = [n]
-    lat: list[float] = []
-    lock = threading.Lock()
-
-    def client(_i: int, barrier: threading.Barrier) -> None:
-        conn = server.connection()
-        barrier.wait()
-        while True:
-            with lock:
-                if left[0] <= 0:
-                    break
-                left[0] -= 1
-            t = time.perf_counter()
-            server.request("GET", "/healthz", conn=conn)
-            with lock:
-                lat.append((time.perf_counter() - t) * 1000)
-        conn.close()
-
-    return lat, run_clients(client, clients)
 
 
 def http_recall(server, token: str, scope: str, n: int) -> tuple[list[float], list[float], int]:

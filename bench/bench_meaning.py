@@ -1,7 +1,7 @@
 """Search by meaning: recall of paraphrase queries, hybrid latency, indexing cost, build time.
 
 - Recall@10 over the labeled set in bench/labels/paraphrase_queries.json (each fact is written
-  into the corpus by bench/corpus.py; a query counts as found when its fact's file is among
+  into the corpus by bench/corpus/; a query counts as found when its fact's file is among
   the first 10 hits): hybrid (keywords and meaning fused), keyword as typed (every word must
   match: what the search box does), and keyword with the words OR-ed (stop words dropped), the
   best a person could do with keywords alone. Goal: hybrid at least 1.5x keyword.

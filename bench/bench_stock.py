@@ -50,8 +50,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_api import ENTRY_RE, http_healthz, http_remember, paced_healthz, verify  # noqa: E402
+from bench.bench_api import ENTRY_RE, http_remember, verify  # noqa: E402
 from bench.bench_serve import session_cpu, session_rss  # noqa: E402
+from bench.clients import http_healthz, paced_healthz  # noqa: E402
 from bench.cputime import cpu_ticks, steal_share  # noqa: E402
 from bench.floors import durable_write_floor  # noqa: E402
 from bench.run import percentile  # noqa: E402

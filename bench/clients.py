@@ -3,6 +3,7 @@ start together, and the wall time counts from that moment."""
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from collections.abc import Callable
@@ -26,6 +27,94 @@ def run_clients(client: Callable[[int, threading.Barrier], None], clients: int,
     for th in threads:
         th.join()
     return time.perf_counter() - started
+
+
+def drive(server, items: list, clients: int, send: Callable[[object, object], tuple],
+          rate: float | None = None, starts: list[float] | None = None
+          ) -> tuple[list[float], float, list[str]]:
+    """`send(conn, item)` for every item from `clients` keep-alive threads; returns the
+    latencies of the 200 answers, the wall time and the errors.
+
+    Without `rate` every client sends as fast as it can (the server's ceiling, latency is
+    mostly queueing). With `rate` calls are sent on a fixed schedule (calls/s over all
+    clients) and latency counts from the scheduled time, so a server falling behind shows
+    up as latency instead of being hidden by the clients slowing down. `starts`, when given,
+    gets each answered call's start (scheduled or sent), in the order of the latencies.
+    """
+    work: queue.Queue = queue.Queue()
+    for item in items:
+        work.put(item)
+    lat: list[float] = []
+    errors: list[str] = []
+    lock = threading.Lock()
+    schedule = iter(range(len(items)))
+    start: list[float] = []
+
+    def client(_i: int, barrier: threading.Barrier) -> None:
+        conn = server.connection()
+        barrier.wait()
+        while True:
+            try:
+                item = work.get_nowait()
+            except queue.Empty:
+                break
+            t = time.perf_counter()
+            if rate:
+                with lock:
+                    due = start[0] + next(schedule) / rate
+                if due > t:
+                    time.sleep(due - t)
+                t = due
+            try:
+                status, body = send(conn, item)
+            except Exception as exc:  # noqa: BLE001 - counted as lost
+                conn.close()
+                conn = server.connection()
+                status, body = 0, {"error": repr(exc)}
+            ms = (time.perf_counter() - t) * 1000
+            with lock:
+                if status == 200:
+                    lat.append(ms)
+                    if starts is not None:
+                        starts.append(t)
+                else:
+                    errors.append(f"{status} {body}")
+        conn.close()
+
+    wall = run_clients(client, clients, on_go=lambda: start.append(time.perf_counter() + 0.05))
+    return lat, wall, errors
+
+
+def paced_healthz(server, n: int, clients: int, rate: float,
+                  starts: list[float] | None = None) -> list[float]:
+    """GET /healthz on the schedule of a paced remember run: the serving stack's own spread."""
+    lat, _, _ = drive(server, list(range(n)), clients,
+                      lambda conn, _i: server.request("GET", "/healthz", conn=conn), rate,
+                      starts)
+    return lat
+
+
+def http_healthz(server, n: int, clients: int) -> tuple[list[float], float]:
+    """`n` GET /healthz from `clients` keep-alive threads: the server's own ceiling."""
+    left = [n]
+    lat: list[float] = []
+    lock = threading.Lock()
+
+    def client(_i: int, barrier: threading.Barrier) -> None:
+        conn = server.connection()
+        barrier.wait()
+        while True:
+            with lock:
+                if left[0] <= 0:
+                    break
+                left[0] -= 1
+            t = time.perf_counter()
+            server.request("GET", "/healthz", conn=conn)
+            with lock:
+                lat.append((time.perf_counter() - t) * 1000)
+        conn.close()
+
+    return lat, run_clients(client, clients)
 
 
 class CpuPressure:

@@ -6,7 +6,7 @@
 The corpus is built once (or reused from --dir when it is the same preset and untouched) and
 each `bench/bench_*.py` module that has `run(corpus, report)` gets its own fresh copy, so a
 benchmark that writes cannot skew the next one. `--imported` runs on the same history without
-a commit-graph (a team's existing repository as it arrives; see bench/corpus.py). A module that is missing, fails to import or
+a commit-graph (a team's existing repository as it arrives; see bench/corpus/). A module that is missing, fails to import or
 fails while running is skipped with a printed note; the others still run.
 
 `report(operation, samples_ms=None, *, ops_per_s=None, floor=None, floor_ms=None, note="",

@@ -6,6 +6,7 @@ import subprocess
 
 from memoryui.store.entries import parse_daily
 from tests.sync.helpers import at, remember
+from tests.sync.remote import rivals_push_first
 from tests.sync_fixtures import fsck_clean, git, is_ancestor, tip
 
 
@@ -15,17 +16,7 @@ def test_a_push_losing_many_races_still_publishes_in_one_round(instance, native,
     a = instance("a", url)
     host = native(url)
     daily = remember(a.store, "ops", "local entry", at(11, 0))
-    real_push = a.transport.push
-    raced: list[str] = []
-
-    def push_after_rivals(sha: str, branch: str):
-        if len(raced) < 5:  # a native host pushes between each fetch and push
-            host.remember(f"pushed in between {len(raced)}", at(11, 1 + len(raced)))
-            raced.append(host.commit())
-            host.push()
-        return real_push(sha, branch)
-
-    a.transport.push = push_after_rivals
+    raced = rivals_push_first(a, host, 5)  # a native host pushes between each fetch and push
     r = a.round(blocking=True)
     assert (r.pushed, r.attempts, r.error) == (True, 6, None)
     assert tip(bare) == a.store.head()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from memoryui.store.entries import parse_daily
 from tests.sync.helpers import DAY, at, remember
-from tests.sync.remote import show
+from tests.sync.remote import rivals_push_first, show
 from tests.sync_fixtures import fsck_clean, git, is_ancestor, tip
 
 
@@ -19,17 +19,7 @@ def test_push_race_restarts_the_round_and_loses_nothing(instance, native, daemon
     a = instance("a", url)
     host = native(url)
     daily = remember(a.store, "ops", "local entry", at(11, 0))
-    real_push = a.transport.push
-    raced: list[str] = []
-
-    def push_after_a_rival(sha: str, branch: str):
-        if not raced:  # another clone pushes between our fetch and our push
-            host.remember("pushed in between", at(11, 1))
-            raced.append(host.commit())
-            host.push()
-        return real_push(sha, branch)
-
-    a.transport.push = push_after_a_rival
+    raced = rivals_push_first(a, host, 1)  # another clone pushes between fetch and push
     r = a.round(blocking=True)
     assert (r.pushed, r.attempts, r.error) == (True, 2, None)
     final = tip(bare)

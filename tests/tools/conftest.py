@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memoryui.store import Actor, Store
-from memoryui.tools.registry import ToolContext, call_tool
+from memoryui.tools.registry import ToolContext, ToolError, call_tool
 
 
 @pytest.fixture
@@ -33,6 +33,18 @@ def make_ctx(tmp_path: Path, clock) -> Iterator[Callable[..., ToolContext]]:
 def run(ctx: ToolContext, name: str, /, **args: object) -> str:
     """Call a tool through the one entry point the API, MCP and UI use."""
     return call_tool(ctx, name, args)
+
+
+def error(ctx: ToolContext, name: str, /, **args: object) -> ToolError:
+    """The refusal a tool call raises (the test fails when it does not raise)."""
+    with pytest.raises(ToolError) as info:
+        run(ctx, name, **args)
+    return info.value
+
+
+def put(ctx: ToolContext, path: str, text: str) -> None:
+    """A file set up for a test, written past the tools."""
+    ctx.store.write(path, text, actor=ctx.actor, tool="test-setup")
 
 
 def disk(ctx: ToolContext, path: str) -> str | None:

@@ -8,8 +8,8 @@ import jsonschema
 import pytest
 
 from memoryui.tools.duragent import MAX_CONTENT_BYTES, MAX_RECALL_DAYS
-from memoryui.tools.registry import ToolError, find_tool, tools_for
-from tests.tools.conftest import commits, disk, run
+from memoryui.tools.registry import find_tool, tools_for
+from tests.tools.conftest import commits, disk, error, put, run
 
 DAILY = "agents/ops-bot/memory/daily/2026-02-12.md"
 MEMORY = "agents/ops-bot/memory/MEMORY.md"
@@ -18,16 +18,6 @@ MEMORY = "agents/ops-bot/memory/MEMORY.md"
 @pytest.fixture
 def ctx(make_ctx):
     return make_ctx("duragent", "ops-bot", world=True)
-
-
-def error(ctx, name: str, /, **args: object) -> ToolError:
-    with pytest.raises(ToolError) as info:
-        run(ctx, name, **args)
-    return info.value
-
-
-def put(ctx, path: str, text: str) -> None:
-    ctx.store.write(path, text, actor=ctx.actor, tool="test-setup")
 
 
 # -- remember -------------------------------------------------------------------------

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.tools.conftest import run
-from tests.tools.zerostack_project import DAILY, SLUG, P, error, put
+from tests.tools.conftest import error, put, run
+from tests.tools.zerostack_project import DAILY, SLUG, P
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.tools.conftest import commits, disk, run
-from tests.tools.zerostack_project import DAILY, SLUG, P, error, no_backups, put
+from tests.tools.conftest import commits, disk, error, put, run
+from tests.tools.zerostack_project import DAILY, SLUG, P, no_backups
 
 
 @pytest.fixture

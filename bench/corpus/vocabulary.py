@@ -216,6 +216,40 @@ FACT_TEMPLATES = (
 _PLACEHOLDER = re.compile(r"\{([a-z_0-9]+)\}")
 
 
+_PICKS: dict[str, tuple[str, ...]] = {
+    "service": SERVICES,
+    "customer": CUSTOMERS,
+    "person": PEOPLE,
+    "region": REGIONS,
+    "cause": CAUSES,
+    "symptom": SYMPTOMS,
+    "mitigation": MITIGATIONS,
+    "plan": PLANS,
+    "sla": SLAS,
+    "vendor": VENDORS,
+    "feature": FEATURES,
+    "month": MONTHS,
+    "job": JOBS,
+    "queue": QUEUES,
+    "db": DATABASES,
+    "domain": DOMAINS,
+    "team": TEAMS,
+    "table": _TABLES,
+    "field": _FIELDS,
+}
+"""Placeholders filled with one of a list's words."""
+
+_NUMBERS: dict[str, tuple[int, int]] = {
+    "incident_num": (1000, 9999),
+    "cve": (10000, 59999),
+    "pct": (5, 99),
+    "small": (2, 15),
+    "ms": (180, 4200),
+    "minutes": (3, 95),
+}
+"""Placeholders filled with a whole number between two bounds."""
+
+
 class Words:
     """Fills templates with fresh values from one seeded RNG."""
 
@@ -225,12 +259,10 @@ class Words:
     def value(self, key: str) -> str:
         r = self.rng
         base = key.rstrip("0123456789")
-        if base == "service":
-            return r.choice(SERVICES)
-        if base == "customer":
-            return r.choice(CUSTOMERS)
-        if base == "person":
-            return r.choice(PEOPLE)
+        if base in _PICKS:
+            return r.choice(_PICKS[base])
+        if base in _NUMBERS:
+            return str(r.randint(*_NUMBERS[base]))
         if base == "code":
             if r.random() < 0.4:
                 return f"E{r.randint(1000, 9999)}"
@@ -239,64 +271,20 @@ class Words:
             return r.choice(("timeout", "panic", "refused", "E" + str(r.randint(1000, 9999))))
         if base == "version":
             return f"v{r.randint(1, 4)}.{r.randint(0, 30)}.{r.randint(0, 15)}"
-        if base == "region":
-            return r.choice(REGIONS)
         if base == "host":
             return f"{r.choice(('web', 'worker', 'db', 'cache', 'edge'))}-{r.randint(1, 40):02d}"
         if base == "ticket":
             return f"{r.choice(('SUP', 'OPS', 'BILL', 'SEC'))}-{r.randint(1000, 99999)}"
         if base == "incident":
             return f"INC-{r.randint(1000, 9999)}"
-        if base == "incident_num":
-            return str(r.randint(1000, 9999))
         if base == "invoice":
             return f"INV-{r.randint(2025, 2026)}-{r.randint(10000, 99999)}"
-        if base == "cve":
-            return str(r.randint(10000, 59999))
-        if base == "pct":
-            return str(r.randint(5, 99))
         if base == "count":
             return f"{r.randint(120, 250000):,}"
-        if base == "small":
-            return str(r.randint(2, 15))
-        if base == "ms":
-            return str(r.randint(180, 4200))
-        if base == "minutes":
-            return str(r.randint(3, 95))
         if base == "gb":
             return str(r.choice((2, 4, 6, 8, 12, 16)))
         if base == "amount":
             return f"{r.randint(12, 4800)}.{r.randint(0, 99):02d}"
-        if base == "cause":
-            return r.choice(CAUSES)
-        if base == "symptom":
-            return r.choice(SYMPTOMS)
-        if base == "mitigation":
-            return r.choice(MITIGATIONS)
-        if base == "plan":
-            return r.choice(PLANS)
-        if base == "sla":
-            return r.choice(SLAS)
-        if base == "vendor":
-            return r.choice(VENDORS)
-        if base == "feature":
-            return r.choice(FEATURES)
-        if base == "month":
-            return r.choice(MONTHS)
-        if base == "job":
-            return r.choice(JOBS)
-        if base == "queue":
-            return r.choice(QUEUES)
-        if base == "db":
-            return r.choice(DATABASES)
-        if base == "domain":
-            return r.choice(DOMAINS)
-        if base == "team":
-            return r.choice(TEAMS)
-        if base == "table":
-            return r.choice(_TABLES)
-        if base == "field":
-            return r.choice(_FIELDS)
         if base == "command":
             return self.fill(r.choice(COMMANDS))
         raise KeyError(key)

@@ -153,10 +153,11 @@ class PostgresSearchIndex(IndexBase):
             self._write_once(docs, gone, meta, clear)
             return
         # Processes index overlapping files at once (each drains what it served, and a
-        # catch-up takes in what others wrote): in path order, they lock the rows in one
-        # order and never wait on each other in a cycle. A transaction Postgres still
-        # aborts to break a deadlock is written again (its documents are in hand), as
-        # Postgres's documentation advises.
+        # catch-up takes in what others wrote): each takes the passages' write lock first
+        # (`_write_once`), then the rows in path order, so none waits on another in a
+        # cycle. A transaction Postgres still aborts to break a deadlock (a reader locking
+        # rows of its own) is written again (its documents are in hand), as Postgres's
+        # documentation advises.
         docs = sorted(docs, key=lambda d: d.path)
         gone.sort()
         for attempt in range(1, DEADLOCK_TRIES + 1):
@@ -172,6 +173,10 @@ class PostgresSearchIndex(IndexBase):
                     clear: bool) -> None:
         conn = self._conn()
         with conn.transaction():
+            # The passages' write lock before any row: a write that removes files, or
+            # passes a batch, takes it before some of its rows, and one that took rows
+            # first would then wait on it in a cycle.
+            self.vectors.lock(conn)
             cur = conn.cursor()
             if clear:
                 cur.execute("DELETE FROM memoryui_fts_files")

@@ -1,5 +1,5 @@
-"""The Postgres index written by several processes at once: rows locked in one order, and
-a write Postgres aborts to break a deadlock written again."""
+"""The Postgres index written by several processes at once: one write after another, rows
+locked in one order, and a write Postgres aborts to break a deadlock written again."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import threading
 import pytest
 
 from memoryui.search import PostgresSearchIndex
+from memoryui.search.vectors_db import WRITE_LOCK
 from memoryui.store import Store
 from tests.pg import pg_database
 from tests.search.helpers import note, paths
@@ -93,6 +94,47 @@ def test_a_postgres_write_chosen_to_break_a_deadlock_is_written_again(store, pg_
         other.commit()
     finally:
         other.close()
+        writer.join(120)
+        watch.close()
+    assert not failed, failed
+    assert _indexed(dsn, store, "kestrel") == [first, second]
+
+
+def test_a_postgres_index_write_waiting_for_another_holds_no_row(store, pg_server):
+    """A write waits for the one before it (the passages' write lock) before it locks any
+    row: one that removes files or spans batches takes that lock before some of its rows,
+    so a write holding rows while it waited could close a cycle with it."""
+    dsn = pg_database(pg_server)
+    first, second = _two_notes_changed_since_indexed(dsn, store)
+    holder = psycopg.connect(dsn, autocommit=False)  # another writer, mid-transaction
+    watch = psycopg.connect(dsn, autocommit=True)
+    holder.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+    index = PostgresSearchIndex(dsn, catch_up_interval=0, background=False)
+    index.attach(store)
+    failed: list[BaseException] = []
+
+    def update() -> None:
+        try:
+            index.update([first, second])
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            failed.append(exc)
+        finally:
+            index.close()
+
+    writer = threading.Thread(target=update)
+    writer.start()
+    try:
+        wait_for("the index's write to wait for the other writer", lambda: watch.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'advisory'"
+        ).fetchone()[0] >= 1)
+        with psycopg.connect(dsn, autocommit=False) as probe:  # both rows are free
+            locked = probe.execute("SELECT path FROM memoryui_fts_files WHERE path = ANY(%s) "
+                                   "ORDER BY path FOR UPDATE NOWAIT", ([first, second],))
+            assert [row[0] for row in locked.fetchall()] == [first, second]
+            probe.rollback()
+    finally:
+        holder.commit()
+        holder.close()
         writer.join(120)
         watch.close()
     assert not failed, failed

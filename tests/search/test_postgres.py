@@ -73,18 +73,7 @@ def test_a_postgres_write_chosen_to_break_a_deadlock_is_written_again(store, pg_
     watch = psycopg.connect(dsn, autocommit=True)
     other.execute("SET deadlock_timeout = '60s'")  # the index's transaction is the victim
     other.execute("SELECT 1 FROM memoryui_fts_files WHERE path = %s FOR UPDATE", (second,))
-    failed: list[BaseException] = []
-
-    def update() -> None:
-        try:
-            index.update([first, second])
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            failed.append(exc)
-        finally:
-            index.close()
-
-    writer = threading.Thread(target=update)
-    writer.start()
+    writer, failed = _updating(index, [first, second])
     try:
         wait_for("the index's write to wait for the locked row", lambda: watch.execute(
             "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
@@ -111,18 +100,7 @@ def test_a_postgres_index_write_waiting_for_another_holds_no_row(store, pg_serve
     holder.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
     index = PostgresSearchIndex(dsn, catch_up_interval=0, background=False)
     index.attach(store)
-    failed: list[BaseException] = []
-
-    def update() -> None:
-        try:
-            index.update([first, second])
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            failed.append(exc)
-        finally:
-            index.close()
-
-    writer = threading.Thread(target=update)
-    writer.start()
+    writer, failed = _updating(index, [first, second])
     try:
         wait_for("the index's write to wait for the other writer", lambda: watch.execute(
             "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'advisory'"
@@ -139,6 +117,24 @@ def test_a_postgres_index_write_waiting_for_another_holds_no_row(store, pg_serve
         watch.close()
     assert not failed, failed
     assert _indexed(dsn, store, "kestrel") == [first, second]
+
+
+def _updating(index: PostgresSearchIndex, paths: list[str]
+              ) -> tuple[threading.Thread, list[BaseException]]:
+    """`index.update(paths)` started in a thread of its own, and the errors it meets."""
+    failed: list[BaseException] = []
+
+    def update() -> None:
+        try:
+            index.update(paths)
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            failed.append(exc)
+        finally:
+            index.close()
+
+    writer = threading.Thread(target=update)
+    writer.start()
+    return writer, failed
 
 
 def _two_notes_changed_since_indexed(dsn: str, store: Store) -> tuple[str, str]:
